@@ -1,0 +1,84 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row types of every table, shared by both SQL adapters. Times are epoch milliseconds;
+ * JSON columns hold serialized text so SQLite and PostgreSQL store them the same way.
+ */
+export interface Tables {
+  mutexes: { name: string; touched_at: number };
+  once_keys: { scope: string; key: string; expires_at: number };
+  incidents: {
+    seq: Generated<number>;
+    id: string;
+    fingerprint: string;
+    namespace: string;
+    workload: string;
+    alert_type: string;
+    alert_type_source: string;
+    alert_name: string;
+    severity: string;
+    source: string;
+    target_resource: string;
+    message: string;
+    labels: string;
+    annotations: string;
+    status: string;
+    hit_count: number;
+    first_seen: number;
+    last_seen: number;
+    approval_id: string | null;
+  };
+  alerts: {
+    seq: Generated<number>;
+    alert_id: string;
+    incident_id: string | null;
+    fingerprint: string;
+    origin: string;
+    outcome: string;
+    received_at: number;
+    payload: string;
+  };
+  approvals: {
+    seq: Generated<number>;
+    id: string;
+    incident_id: string | null;
+    status: string;
+    risk_level: string;
+    action: string;
+    description: string;
+    requested_by: string;
+    metadata: string;
+    created_at: number;
+    updated_at: number;
+  };
+  stream_entries: { stream: string; ms: number; seq: number; fields: string };
+  stream_groups: { stream: string; group_name: string; last_ms: number; last_seq: number };
+  stream_pending: {
+    stream: string;
+    group_name: string;
+    ms: number;
+    seq: number;
+    consumer: string;
+    delivered_at: number;
+    deliveries: number;
+  };
+  signal_outcomes: {
+    entry_id: string;
+    outcome: string;
+    incident_id: string | null;
+    processed_at: number;
+  };
+  jobs: {
+    id: string;
+    name: string;
+    payload: string;
+    status: string;
+    attempts_made: number;
+    max_attempts: number;
+    run_after: number;
+    locked_until: number | null;
+    last_error: string | null;
+    created_at: number;
+    updated_at: number;
+  };
+}

@@ -1,0 +1,35 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Store, Tables } from '../../ports/store.js';
+import { lockedTransaction, runMigrations } from '../sql/sql-support.js';
+
+/**
+ * Embedded store: one better-sqlite3 connection in WAL mode. Kysely's driver serializes
+ * its use inside this process; busy_timeout makes other processes on the file wait.
+ */
+export async function createSqliteStore(file: string): Promise<Store> {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const connection = new Database(file);
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('busy_timeout = 10000');
+  connection.pragma('foreign_keys = ON');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: connection }) });
+  await runMigrations(db, 'sqlite');
+
+  return {
+    dialect: 'sqlite',
+    db,
+    // The lock row upsert is the transaction's first statement, so SQLite takes its write
+    // lock before anything is read: no stale snapshot, no lock upgrade to fail on.
+    withLock: (name, work) => lockedTransaction(db, name, work),
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

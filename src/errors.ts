@@ -1,0 +1,42 @@
+/**
+ * The error catalog: every fixed `detail` string the service answers with, named once.
+ * Routes throw an HttpError; the app's one error handler turns it into `{"detail": ...}`.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'HttpError';
+  }
+}
+
+export const errors = {
+  // spec, Authentication: "Rejection: HTTP 401, detail `HMAC verification failed: <reason>`"
+  hmacFailed: (reason: string) => new HttpError(401, `HMAC verification failed: ${reason}`),
+  // spec, Errors: signal webhook
+  signalNotProduced: (reason: string) => new HttpError(500, `Failed to produce signal: ${reason}`),
+  invalidJson: (reason: string) => new HttpError(400, `Request body is not valid JSON: ${reason}`),
+  validation: (detail: string) => new HttpError(422, detail),
+  bodyTooLarge: (limitBytes: number) =>
+    new HttpError(413, `Request body is larger than the limit of ${limitBytes} bytes`),
+  unsupportedMediaType: (type: string) =>
+    new HttpError(415, `Unsupported content type: ${type}; send application/json`),
+  notFound: (what: string, id: string) => new HttpError(404, `${what} not found: ${id}`),
+  routeNotFound: (method: string, url: string) =>
+    new HttpError(404, `No route for ${method} ${url}`),
+  unauthorized: () => new HttpError(401, 'Missing or invalid bearer token'),
+  badCursor: () => new HttpError(422, 'cursor is not a cursor this service issued'),
+} as const;
+
+export const HMAC_REASONS = {
+  missingHeader: 'Missing X-Signature-256 header',
+  badFormat: 'Invalid signature format (expected sha256=...)',
+  mismatch: 'Invalid signature',
+  missingSecret: 'Webhook secret is not configured',
+  // CONTRACT, Extensions: opt-in replay protection
+  staleTimestamp: 'Timestamp outside tolerance',
+  replayed: 'Replayed delivery',
+  badTimestamp: 'Invalid X-Signature-Timestamp header',
+} as const;

@@ -1,0 +1,8 @@
+/** Single-use keys with an expiry: de-duplication windows, replay guards, nonces. */
+export interface OnceKeys {
+  /**
+   * True for exactly one caller per (scope, key) until `ttlSeconds` have passed since that
+   * claim; atomic across concurrent callers, connections and processes.
+   */
+  claim(scope: string, key: string, ttlSeconds: number): Promise<boolean>;
+}

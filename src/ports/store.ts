@@ -1,0 +1,23 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Tables } from '../adapters/sql/tables.js';
+
+export type { Tables };
+export type Db = Kysely<Tables>;
+export type Tx = Transaction<Tables>;
+
+/**
+ * Relational state. Both adapters expose the same Kysely database, so feature code has
+ * one query path; what differs (connections, locking, migrations' column types) stays
+ * inside the adapter.
+ */
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly db: Db;
+  /**
+   * Runs `work` in a transaction that holds an exclusive lock on `name` until it commits,
+   * across every connection and process sharing the database.
+   */
+  withLock<T>(name: string, work: (tx: Tx) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

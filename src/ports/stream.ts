@@ -1,0 +1,39 @@
+/** An append-only log of entries with Redis-style ids (`<ms>-<seq>`). */
+export interface StreamEntry {
+  id: string;
+  fields: Record<string, string>;
+}
+
+export interface RangeOptions {
+  /** Newest first when true (XREVRANGE), oldest first otherwise. */
+  newestFirst?: boolean;
+  /** Exclusive bound: entries strictly after (oldest first) or before (newest first) this id. */
+  from?: string;
+  limit: number;
+}
+
+export interface ReadGroupOptions {
+  count: number;
+  /** How long to wait for new entries when none are ready; 0 returns at once. */
+  blockMs: number;
+  /** Entries delivered to any consumer but not acknowledged for this long are delivered again. */
+  claimIdleMs: number;
+}
+
+export interface StreamPort {
+  /** Appends one entry and trims the stream to about `maxLen` entries; resolves to its id. */
+  append(stream: string, fields: Record<string, string>, maxLen: number): Promise<string>;
+  range(stream: string, options: RangeOptions): Promise<StreamEntry[]>;
+  length(stream: string): Promise<number>;
+  /** Creates the consumer group if missing, positioned before the first entry. */
+  ensureGroup(stream: string, group: string): Promise<void>;
+  /** Stale unacknowledged entries first, then entries never delivered to the group. */
+  readGroup(
+    stream: string,
+    group: string,
+    consumer: string,
+    options: ReadGroupOptions,
+  ): Promise<StreamEntry[]>;
+  ack(stream: string, group: string, ids: string[]): Promise<void>;
+  close(): Promise<void>;
+}
