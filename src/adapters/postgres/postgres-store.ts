@@ -30,7 +30,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     options: schema ? `-c search_path="${schema}"` : undefined,
   });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  await runMigrations(db, 'postgres');
+  await runMigrations(db, 'postgres', schema);
 
   return {
     dialect: 'postgres',

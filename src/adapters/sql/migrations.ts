@@ -1,4 +1,4 @@
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { ColumnDefinitionBuilder, Kysely, Migration, MigrationProvider } from 'kysely';
 
 type Dialect = 'sqlite' | 'postgres';
 // biome-ignore lint/suspicious/noExplicitAny: migrations run before the typed schema exists
@@ -7,8 +7,14 @@ type AnyDb = Kysely<any>;
 /** Epoch milliseconds overflow a 32-bit integer on PostgreSQL; SQLite integers are 64-bit. */
 const time = 'bigint';
 
+/** An auto-numbered primary key: `serial` on PostgreSQL, `integer … autoincrement` on SQLite. */
 function serial(dialect: Dialect) {
   return dialect === 'postgres' ? 'serial' : 'integer';
+}
+
+function rowNumber(dialect: Dialect) {
+  return (column: ColumnDefinitionBuilder) =>
+    dialect === 'postgres' ? column.primaryKey() : column.primaryKey().autoIncrement();
 }
 
 /** One ordered list of migrations; only column types for auto-numbering differ by dialect. */
@@ -30,7 +36,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         await db.schema
           .createTable('incidents')
-          .addColumn('seq', serial(dialect), (c) => c.primaryKey().autoIncrement())
+          .addColumn('seq', serial(dialect), rowNumber(dialect))
           .addColumn('id', 'text', (c) => c.notNull().unique())
           .addColumn('fingerprint', 'text', (c) => c.notNull())
           .addColumn('namespace', 'text', (c) => c.notNull())
@@ -57,7 +63,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         await db.schema
           .createTable('alerts')
-          .addColumn('seq', serial(dialect), (c) => c.primaryKey().autoIncrement())
+          .addColumn('seq', serial(dialect), rowNumber(dialect))
           .addColumn('alert_id', 'text', (c) => c.notNull())
           .addColumn('incident_id', 'text')
           .addColumn('fingerprint', 'text', (c) => c.notNull())
@@ -73,7 +79,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         await db.schema
           .createTable('approvals')
-          .addColumn('seq', serial(dialect), (c) => c.primaryKey().autoIncrement())
+          .addColumn('seq', serial(dialect), rowNumber(dialect))
           .addColumn('id', 'text', (c) => c.notNull().unique())
           .addColumn('incident_id', 'text')
           .addColumn('status', 'text', (c) => c.notNull())

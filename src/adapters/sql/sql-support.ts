@@ -3,8 +3,17 @@ import type { Db, Tx } from '../../ports/store.js';
 import { migrationProvider } from './migrations.js';
 
 /** Applies pending migrations; Kysely's migrator serializes concurrent starters. */
-export async function runMigrations(db: Db, dialect: 'sqlite' | 'postgres'): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider(dialect) });
+export async function runMigrations(
+  db: Db,
+  dialect: 'sqlite' | 'postgres',
+  schema?: string,
+): Promise<void> {
+  // The bookkeeping tables live beside ours: without this Kysely finds another schema's.
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider(dialect),
+    migrationTableSchema: schema,
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -1,0 +1,62 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { errors } from '../../errors.js';
+import { requireConsoleToken } from '../../http/console-auth.js';
+import { PageQuery, decodeSeqCursor, pageOf } from '../../http/pagination.js';
+import { StringEnum } from '../../http/schema-types.js';
+import type { Services } from '../../services.js';
+import { APPROVAL_STATUSES, approvalFromRow, findApproval } from './approval-records.js';
+
+export async function approvalRoutes(app: FastifyInstance, { services }: { services: Services }) {
+  const { store } = services;
+  app.addHook('onRequest', requireConsoleToken(services.config.consoleToken));
+
+  app.get(
+    '/approvals',
+    {
+      schema: {
+        summary: 'List approvals, newest first, optionally by status',
+        tags: ['read'],
+        querystring: Type.Object({
+          ...PageQuery,
+          status: Type.Optional(StringEnum(APPROVAL_STATUSES)),
+          incident_id: Type.Optional(Type.String()),
+        }),
+      },
+    },
+    async (request) => {
+      const query = request.query as {
+        limit?: number;
+        cursor?: string;
+        status?: string;
+        incident_id?: string;
+      };
+      const limit = query.limit ?? 50;
+      const before = decodeSeqCursor(query.cursor);
+      let select = store.db.selectFrom('approvals').selectAll();
+      if (before !== undefined) select = select.where('seq', '<', before);
+      if (query.status) select = select.where('status', '=', query.status);
+      if (query.incident_id) select = select.where('incident_id', '=', query.incident_id);
+      const rows = await select.orderBy('seq', 'desc').limit(limit + 1).execute();
+      const page = pageOf(rows, limit, (row) => row.seq);
+      return { items: page.items.map(approvalFromRow), next_cursor: page.next_cursor };
+    },
+  );
+
+  app.get(
+    '/approvals/:id',
+    {
+      schema: {
+        summary: 'One approval',
+        tags: ['read'],
+        params: Type.Object({ id: Type.String() }),
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const approval = await findApproval(store.db, id);
+      if (!approval) throw errors.notFound('Approval', id);
+      return approval;
+    },
+  );
+}

@@ -1,0 +1,101 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { errors } from '../../errors.js';
+import { bodyValidator } from '../../http/body-validator.js';
+import type { Services } from '../../services.js';
+import type { AlertIntake, AlertResult } from './alert-intake.js';
+import {
+  AlertResponse,
+  AlertmanagerBody,
+  FlatAlertBody,
+  flatAlertFromBody,
+} from './alert-schema.js';
+import { fromAlertmanager } from './normalize-alert.js';
+import {
+  SIGNALS_STREAM,
+  SIGNALS_STREAM_MAX_LENGTH,
+  SignalBody,
+  SignalResponse,
+  signalToStreamFields,
+} from './signal-schema.js';
+import { acceptSignedJson, verifySignedWebhook } from './signed-json.js';
+
+const ErrorBody = Type.Object({ detail: Type.String() });
+const signatureHeaders = Type.Object({
+  'x-signature-256': Type.Optional(Type.String({ description: 'sha256=<hex HMAC of the body>' })),
+  'x-signature-timestamp': Type.Optional(Type.String()),
+  'x-delivery-id': Type.Optional(Type.String()),
+});
+
+const validateFlat = bodyValidator<FlatAlertBody>(FlatAlertBody);
+const validateAlertmanager = bodyValidator<Parameters<typeof fromAlertmanager>[0]>(AlertmanagerBody);
+
+/** The signed alert and signal webhooks (spec, Webhooks). */
+export async function intakeRoutes(
+  app: FastifyInstance,
+  { services, intake }: { services: Services; intake: AlertIntake },
+) {
+  acceptSignedJson(app);
+  app.addHook('preValidation', verifySignedWebhook(services));
+  const { stream, metrics, clock } = services;
+
+  app.post(
+    '/webhooks/signals',
+    {
+      schema: {
+        summary: 'Accept a light signal onto the platform:signals stream',
+        tags: ['webhooks'],
+        headers: signatureHeaders,
+        body: SignalBody,
+        response: { 200: SignalResponse, 401: ErrorBody, 422: ErrorBody, 500: ErrorBody },
+      },
+    },
+    async (request) => {
+      const signal = request.body as SignalBody;
+      let messageId: string;
+      try {
+        const fields = signalToStreamFields(signal, new Date(clock.now()));
+        messageId = await stream.append(SIGNALS_STREAM, fields, SIGNALS_STREAM_MAX_LENGTH);
+      } catch (error) {
+        request.log.error({ err: error }, 'signal not written to the stream');
+        throw errors.signalNotProduced((error as Error).message);
+      }
+      metrics.signalsProduced.labels(signal.severity ?? 'warning').inc();
+      return { success: true, message_id: messageId, stream: SIGNALS_STREAM };
+    },
+  );
+
+  app.post(
+    '/webhooks/alerts',
+    {
+      schema: {
+        summary: 'Accept a flat alert or an Alertmanager (version 4) webhook',
+        tags: ['webhooks'],
+        headers: signatureHeaders,
+        body: Type.Union([FlatAlertBody, AlertmanagerBody]),
+        response: { 200: AlertResponse, 401: ErrorBody, 422: ErrorBody },
+      },
+      // The body is one of two shapes; it is validated below against the one it claims,
+      // so a mistake is reported against that shape's fields.
+      validatorCompiler: () => (value: unknown) => ({ value }),
+    },
+    async (request) => {
+      const body = request.body;
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw errors.validation('body must be a JSON object');
+      }
+      // Anything with `alerts` claims to be an Alertmanager batch and is judged as one.
+      if ('alerts' in body) {
+        const { alerts } = fromAlertmanager(validateAlertmanager(body));
+        const results: AlertResult[] = [];
+        for (const alert of alerts) results.push(await intake.accept(alert, 'alertmanager'));
+        return { status: 'batch', results };
+      }
+      const flat = validateFlat(body);
+      if (!flat.alert_name && !flat.alert_type) {
+        throw errors.validation('body.alert_name is required unless body.alert_type is given');
+      }
+      return intake.accept(flatAlertFromBody(flat), 'webhook');
+    },
+  );
+}

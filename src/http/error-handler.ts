@@ -1,0 +1,69 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { HttpError, errors } from '../errors.js';
+
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns the first schema violation into one sentence naming the field, e.g. `body.severity …`. */
+export function describeValidationIssue(context: string, issue: ValidationIssue): string {
+  const base = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const field = (name: string) => [context, base, name].filter(Boolean).join('.');
+  switch (issue.keyword) {
+    case 'required':
+      return `${field(String(issue.params.missingProperty))} is required`;
+    case 'enum':
+      return `${field('')} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`;
+    case 'type':
+      return `${field('')} must be of type ${String(issue.params.type).split(',').join(' or ')}`;
+    case 'additionalProperties':
+      return `${field(String(issue.params.additionalProperty))} is not an allowed field`;
+    case 'anyOf':
+    case 'oneOf':
+      return `${field('')} does not match any accepted shape`;
+    default:
+      return `${field('')} ${issue.message ?? 'is invalid'}`;
+  }
+}
+
+/** Maps Fastify's own error codes to our `{"detail"}` bodies and statuses. */
+function toHttpError(error: FastifyError): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error.validation && error.validation.length > 0) {
+    const issue = error.validation[0] as unknown as ValidationIssue;
+    return errors.validation(describeValidationIssue(error.validationContext ?? 'body', issue));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.invalidJson(error.message);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.bodyTooLarge(1024 * 1024);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.unsupportedMediaType(error.message.replace(/^Unsupported Media Type:\s*/, ''));
+  }
+  if (error instanceof SyntaxError) return errors.invalidJson(error.message);
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new HttpError(error.statusCode, error.message);
+  }
+  return undefined;
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = toHttpError(error);
+    if (known) {
+      if (known.statusCode >= 500) request.log.error({ err: error }, known.detail);
+      return reply.status(known.statusCode).send({ detail: known.detail });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send({ detail: 'Internal server error' });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const { detail, statusCode } = errors.routeNotFound(request.method, request.url.split('?')[0]!);
+    return reply.status(statusCode).send({ detail });
+  });
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { buildTestApp, postSigned, signBody } from '../helpers/build-app.js';
+
+const SECRET = 'current-secret';
+const PREVIOUS = 'previous-secret';
+const signal = { source: 'grafana', alert_name: 'HighLatency', target: 'api-7d9f8b6c5-x2x4z' };
+
+describe('signed webhooks (spec, Authentication)', async () => {
+  const { app } = await buildTestApp({
+    env: { WEBHOOK_SECRET: SECRET, WEBHOOK_SECRET_PREVIOUS: PREVIOUS },
+  });
+
+  it.each(['/api/v1/webhooks/signals', '/api/v1/webhooks/alerts'])(
+    'rejects %s without the header, with a bad format, or a wrong signature',
+    async (url) => {
+      const body = url.endsWith('signals') ? signal : { alert_name: 'KubePodCrashLooping' };
+      const missing = await postSigned(app, url, body);
+      expect(missing.statusCode).toBe(401);
+      expect(missing.json()).toEqual({
+        detail: 'HMAC verification failed: Missing X-Signature-256 header',
+      });
+      const format = await postSigned(app, url, body, undefined, { 'x-signature-256': 'md5=abc' });
+      expect(format.statusCode).toBe(401);
+      expect(format.json().detail).toBe(
+        'HMAC verification failed: Invalid signature format (expected sha256=...)',
+      );
+      const wrong = await postSigned(app, url, body, 'not-the-secret');
+      expect(wrong.statusCode).toBe(401);
+      expect(wrong.json().detail).toBe('HMAC verification failed: Invalid signature');
+      const good = await postSigned(app, url, body, SECRET);
+      expect(good.statusCode).toBe(200);
+    },
+  );
+
+  it('accepts the previous secret during a rotation', async () => {
+    const response = await postSigned(app, '/api/v1/webhooks/signals', signal, PREVIOUS);
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('signs the raw bytes: a re-serialized body no longer matches', async () => {
+    const raw = '{"source":"grafana", "alert_name":"X","target":"t"}';
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/signals',
+      payload: raw,
+      headers: {
+        'content-type': 'application/json',
+        'x-signature-256': signBody(SECRET, JSON.stringify(JSON.parse(raw))),
+      },
+    });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it('checks the signature before parsing: bad JSON unsigned is 401, signed is 400', async () => {
+    const unsigned = await postSigned(app, '/api/v1/webhooks/alerts', '{nope');
+    expect(unsigned.statusCode).toBe(401);
+    const signed = await postSigned(app, '/api/v1/webhooks/alerts', '{nope', SECRET);
+    expect(signed.statusCode).toBe(400);
+    expect(signed.json().detail).toMatch(/^Request body is not valid JSON/);
+  });
+
+  it('upper-case hex signatures are accepted', async () => {
+    const body = JSON.stringify(signal);
+    const hex = signBody(SECRET, body).slice('sha256='.length).toUpperCase();
+    const response = await postSigned(app, '/api/v1/webhooks/signals', body, undefined, {
+      'x-signature-256': `sha256=${hex}`,
+    });
+    expect(response.statusCode).toBe(200);
+  });
+});
+
+describe('replay protection (CONTRACT, Extensions)', async () => {
+  const { app } = await buildTestApp({ env: { WEBHOOK_SECRET: SECRET } });
+
+  function timestamped(timestamp: number, deliveryId?: string) {
+    const body = JSON.stringify(signal);
+    return app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/signals',
+      payload: body,
+      headers: {
+        'content-type': 'application/json',
+        'x-signature-timestamp': String(timestamp),
+        'x-signature-256': signBody(SECRET, `${timestamp}.${body}`),
+        ...(deliveryId ? { 'x-delivery-id': deliveryId } : {}),
+      },
+    });
+  }
+
+  it('accepts a fresh timestamped delivery and rejects a stale one', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await timestamped(now)).statusCode).toBe(200);
+    const stale = await timestamped(now - 301);
+    expect(stale.statusCode).toBe(401);
+    expect(stale.json().detail).toBe('HMAC verification failed: Timestamp outside tolerance');
+  });
+
+  it('rejects a delivery id seen twice', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await timestamped(now, 'delivery-1')).statusCode).toBe(200);
+    const replay = await timestamped(now, 'delivery-1');
+    expect(replay.statusCode).toBe(401);
+    expect(replay.json().detail).toBe('HMAC verification failed: Replayed delivery');
+  });
+
+  it('a timestamped body signed without the timestamp prefix fails', async () => {
+    const body = JSON.stringify(signal);
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/signals',
+      payload: body,
+      headers: {
+        'content-type': 'application/json',
+        'x-signature-timestamp': String(Math.floor(Date.now() / 1000)),
+        'x-signature-256': signBody(SECRET, body),
+      },
+    });
+    expect(response.json().detail).toBe('HMAC verification failed: Invalid signature');
+  });
+});
+
+describe('missing secret (spec, Authentication)', () => {
+  it('skips verification outside prod', async () => {
+    const { app } = await buildTestApp({ env: { APP_ENV: 'staging' } });
+    const response = await postSigned(app, '/api/v1/webhooks/signals', signal);
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('rejects in prod', async () => {
+    const { app } = await buildTestApp({ env: { APP_ENV: 'prod' } });
+    const response = await postSigned(app, '/api/v1/webhooks/signals', signal, 'anything');
+    expect(response.statusCode).toBe(401);
+    expect(response.json().detail).toBe(
+      'HMAC verification failed: Webhook secret is not configured',
+    );
+  });
+});
