@@ -207,7 +207,9 @@ describe.each(backends())('alert webhook on %s', async (backend) => {
     ).json();
     expect(second.items).toHaveLength(1);
     expect(second.next_cursor).toBeNull();
-    const workloads = [...first.items, ...second.items].map((i: { workload: string }) => i.workload);
+    const workloads = [...first.items, ...second.items].map(
+      (i: { workload: string }) => i.workload,
+    );
     expect(workloads).toEqual(['svc3', 'svc2', 'svc1']);
     const bad = await app.inject('/api/v1/incidents?cursor=garbage');
     expect(bad.statusCode).toBe(422);
@@ -243,7 +245,10 @@ describe('alert webhook validation', async () => {
   });
 
   it('accepts alert_type without alert_name', async () => {
-    const response = await postSigned(app, URL, { alert_type: 'disk_pressure', target_resource: 'n1' });
+    const response = await postSigned(app, URL, {
+      alert_type: 'disk_pressure',
+      target_resource: 'n1',
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json().status).toBe('created');
   });

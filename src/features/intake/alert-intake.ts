@@ -28,14 +28,15 @@ export interface AlertIntake {
 }
 
 export function createAlertIntake(services: Services, rules: AlertTypeRule[]): AlertIntake {
-  const { store, clock, config, metrics, jobs } = services;
+  const { store, clock, metrics, jobs } = services;
 
   function typeAlert(alert: FlatAlert, origin: string, now: number): TypedAlert {
     const { alertType, source } = resolveAlertType(alert, rules);
     const namespace = alert.namespace || 'default';
     const workload = alert.workload || workloadOf(alert.target_resource);
     return {
-      alertId: alertIdAt(now, config.displayTz),
+      // spec: the alert id is in Asia/Taipei time, whatever DISPLAY_TZ says.
+      alertId: alertIdAt(now),
       alertName: alert.alert_name || alertType,
       alertType,
       alertTypeSource: source,

@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { FreeFormMap, StringEnum } from '../../http/schema-types.js';
 import { workloadOf } from './fingerprint.js';
-import type { FlatAlert } from './normalize-alert.js';
+import { FLAT_ALERT_SEVERITIES, type FlatAlert } from './normalize-alert.js';
 
 const StringMap = Type.Record(Type.String(), Type.Unknown());
 
@@ -10,7 +10,7 @@ export const FlatAlertBody = Type.Object({
   alert_name: Type.Optional(Type.String({ minLength: 1 })),
   alert_type: Type.Optional(Type.String({ minLength: 1 })),
   severity: Type.Optional(
-    StringEnum(['critical', 'warning', 'info', 'P0', 'P1', 'P2', 'P3'], { default: 'warning' }),
+    StringEnum(FLAT_ALERT_SEVERITIES, { default: 'warning' }),
   ),
   source: Type.Optional(Type.String({ default: 'webhook' })),
   target_resource: Type.Optional(Type.String({ default: '' })),

@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const URL = '/api/v1/webhooks/signals';
+
+describe.each(backends())('signal webhook on %s', async (backend) => {
+  const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+
+  it('writes the signal to platform:signals with the spec defaults and answers at once', async () => {
+    const response = await postSigned(app, URL, {
+      source: 'grafana',
+      alert_name: 'HighLatency',
+      target: 'api',
+    });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toEqual({
+      success: true,
+      message_id: expect.stringMatching(/^\d+-\d+$/),
+      stream: 'platform:signals',
+    });
+    const listed = (await app.inject('/api/v1/signals?limit=1')).json();
+    expect(listed.items[0]).toMatchObject({
+      id: body.message_id,
+      source: 'grafana',
+      alert_name: 'HighLatency',
+      severity: 'warning',
+      namespace: 'default',
+      target: 'api',
+      message: '',
+      labels: {},
+      annotations: {},
+      handling: { outcome: 'queued', incident_id: null },
+    });
+  });
+
+  it.each([
+    [{ alert_name: 'X', target: 't' }, 'body.source is required'],
+    [{ source: 's', target: 't' }, 'body.alert_name is required'],
+    [{ source: 's', alert_name: 'X' }, 'body.target is required'],
+    [
+      { source: 's', alert_name: 'X', target: 't', severity: 'P1' },
+      'body.severity must be one of: info, warning, critical',
+    ],
+    [
+      { source: 's', alert_name: 'X', target: 't', labels: [1] },
+      'body.labels must be of type object or null',
+    ],
+    [{ source: 1, alert_name: 'X', target: 't' }, 'body.source must be of type string'],
+  ])('rejects %j with 422 naming the field', async (payload, detail) => {
+    const response = await postSigned(app, URL, payload);
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toEqual({ detail });
+  });
+
+  it('accepts labels and annotations as null', async () => {
+    const response = await postSigned(app, URL, {
+      source: 's',
+      alert_name: 'X',
+      target: 't',
+      labels: null,
+      annotations: null,
+    });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('pages the signal list newest first', async () => {
+    for (const n of [1, 2, 3]) {
+      await postSigned(app, URL, { source: 'paging', alert_name: `A${n}`, target: 't' });
+    }
+    const first = (await app.inject('/api/v1/signals?limit=2')).json();
+    expect(first.items.map((s: { alert_name: string }) => s.alert_name)).toEqual(['A3', 'A2']);
+    const second = (await app.inject(`/api/v1/signals?limit=2&cursor=${first.next_cursor}`)).json();
+    expect(second.items[0].alert_name).toBe('A1');
+  });
+});
+
+describe.each(backends())('signal consumer on %s', async (backend) => {
+  it('turns warning and critical signals into alerts and only records info ones', async () => {
+    const { app } = await buildTestApp({ backend });
+    const warning = (
+      await postSigned(app, URL, {
+        source: 'k8s-events',
+        alert_name: 'KubePodCrashLooping',
+        severity: 'critical',
+        namespace: 'consumer',
+        target: 'cart-6b8f9c7d5-k2p9x',
+      })
+    ).json();
+    const info = (
+      await postSigned(app, URL, {
+        source: 'k8s-events',
+        alert_name: 'Deployed',
+        severity: 'info',
+        namespace: 'consumer',
+        target: 'cart',
+      })
+    ).json();
+    const handled = await waitFor(
+      async () => {
+        const items = (await app.inject('/api/v1/signals?limit=10')).json().items as Array<{
+          id: string;
+          handling: { outcome: string; incident_id: string | null };
+        }>;
+        const mine = items.filter((s) => s.id === warning.message_id || s.id === info.message_id);
+        return mine.every((s) => s.handling.outcome !== 'queued') ? mine : undefined;
+      },
+      { what: 'both signals handled' },
+    );
+    const byId = new Map(handled.map((s) => [s.id, s.handling]));
+    expect(byId.get(info.message_id)).toEqual({ outcome: 'recorded', incident_id: null });
+    const created = byId.get(warning.message_id)!;
+    expect(created.outcome).toBe('incident_created');
+    const incident = (await app.inject(`/api/v1/incidents/${created.incident_id}`)).json();
+    expect(incident).toMatchObject({
+      namespace: 'consumer',
+      workload: 'cart',
+      severity: 'P1',
+      alert_type: 'crash_loop',
+      source: 'k8s-events',
+    });
+    const incidents = (await app.inject('/api/v1/incidents?namespace=consumer')).json();
+    expect(incidents.items).toHaveLength(1);
+  });
+
+  it('loses nothing across a restart: signals accepted while no consumer ran are handled later', async () => {
+    const first = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+    const ids: string[] = [];
+    for (const n of [1, 2, 3, 4, 5]) {
+      const response = await postSigned(first.app, URL, {
+        source: 'restart',
+        alert_name: 'KubePodNotReady',
+        namespace: 'restart',
+        target: `svc-${n}`,
+      });
+      ids.push(response.json().message_id);
+    }
+    await first.close();
+    const second = await buildTestApp({ reuse: first, env: { SIGNAL_CONSUMER: 'true' } });
+    const incidents = await waitFor(
+      async () => {
+        const list = (await second.app.inject('/api/v1/incidents?namespace=restart')).json();
+        return list.items.length === 5 ? list.items : undefined;
+      },
+      { what: 'five incidents after the restart' },
+    );
+    expect(incidents.map((i: { hit_count: number }) => i.hit_count)).toEqual([1, 1, 1, 1, 1]);
+  });
+});
+
+describe('signal stream failure', () => {
+  it('answers 500 Failed to produce signal: <reason> and keeps serving', async () => {
+    const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    await app.services.stream.close();
+    const response = await postSigned(app, URL, { source: 's', alert_name: 'X', target: 't' });
+    expect(response.statusCode).toBe(500);
+    expect(response.json().detail).toMatch(/^Failed to produce signal: .+/);
+    const alive = await postSigned(app, '/api/v1/webhooks/alerts', {
+      alert_name: 'StillUp',
+      target_resource: 'x',
+    });
+    expect(alive.statusCode).toBe(200);
+  });
+});
