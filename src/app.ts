@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { type ServiceOverrides, createServices } from './adapters/create-services.js';
 import type { Config } from './config.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
+import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
@@ -63,6 +64,7 @@ export async function buildApp(
   await app.register(observabilityRoutes, { services });
   const intake = createAlertIntake(services, alertTypeRules);
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
+  await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
   await app.register(readApiRoutes, { prefix: '/api/v1', services });
   await app.register(approvalRoutes, { prefix: '/api/v1', services });
 

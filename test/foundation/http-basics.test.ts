@@ -97,3 +97,12 @@ describe('console token (CONTRACT, Extensions)', async () => {
     expect(response.statusCode).toBe(200);
   });
 });
+
+describe('readiness (CONTRACT, Running it)', () => {
+  it('answers GET /api/v1/webhooks/errtracker/health with 200', async () => {
+    const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    const response = await app.inject('/api/v1/webhooks/errtracker/health');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok', webhook: 'errtracker' });
+  });
+});
