@@ -4,7 +4,12 @@ import type { Config } from '../config.js';
 import { createMetrics } from '../observability/metrics.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Services } from '../services.js';
+import type { Analyzer } from '../ports/analyzer.js';
+import { createAnalyzer } from './analyzers/create-analyzer.js';
+import { type ResilienceOptions, withResilience } from './analyzers/resilient-analyzer.js';
 import { createStore } from './create-store.js';
+import { createHttpTracker } from './http/http-tracker.js';
+import { noopChat } from './noop/noop-chat.js';
 import { createMemoryBus } from './memory/memory-bus.js';
 import { createBullmqJobs } from './redis/bullmq-jobs.js';
 import { createRedisBus } from './redis/redis-bus.js';
@@ -16,6 +21,9 @@ import { createSqlStream } from './sql/sql-stream.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
+  /** Replaces the analyzer chosen by ANALYZER (tests use slow or failing ones). */
+  analyzer?: Analyzer;
+  resilience?: ResilienceOptions;
 }
 
 export interface Runtime {
@@ -35,7 +43,19 @@ export async function createServices(
 ): Promise<Runtime> {
   const clock = overrides.clock ?? systemClock;
   const store = await createStore(config.database);
-  const base = { config, clock, log, metrics: createMetrics(), store };
+  const base = {
+    config,
+    clock,
+    log,
+    metrics: createMetrics(),
+    store,
+    analyzer: withResilience(overrides.analyzer ?? createAnalyzer(config), overrides.resilience),
+    tracker: createHttpTracker(
+      { apiBase: config.errtrackerApiBase, token: config.errtrackerApiToken },
+      log,
+    ),
+    chat: noopChat,
+  };
   if (!config.redisUrl) {
     const services: Services = {
       ...base,

@@ -1,19 +1,33 @@
-/** Durable background jobs: an enqueued job survives a restart and runs at least once. */
+/**
+ * Durable background jobs: an enqueued job survives a restart and runs at least once, so
+ * handlers must tolerate a repeat (a retry, or a run cut short by a dying process).
+ */
 export interface JobOptions {
-  /** A job with the same id that is already queued or running is not enqueued again. */
+  /**
+   * A job with the same id that is already queued or running is not enqueued again (its
+   * id is returned); a finished one (completed or failed) is replaced, so the id runs again.
+   */
   jobId?: string;
-  /** How often a failing job is tried in all (default 3). */
+  /** How often a failing job is tried in all (default 3), with exponential backoff between. */
   attempts?: number;
 }
 
 export type JobHandler = (payload: Record<string, unknown>) => Promise<void>;
 
 export interface JobQueue {
+  /** Returns the job's id: options.jobId, or a generated one. */
   enqueue(name: string, payload: Record<string, unknown>, options?: JobOptions): Promise<string>;
-  /** Registers the handler for `name`; at most `concurrency` of its jobs run at once here. */
+  /**
+   * Registers the handler for `name` (no ':' in it); at most `concurrency` of its jobs run at
+   * once here.
+   */
   process(name: string, handler: JobHandler, concurrency: number): void;
   /** Starts running registered handlers, resuming jobs left unfinished by an earlier process. */
   start(): Promise<void>;
-  /** Waits for running jobs to settle and stops taking new ones. */
+  /**
+   * Stops taking new jobs and waits for running ones to settle, for a bounded time (10 s by
+   * default); a job it gives up on is resumed by another process or after a restart. Do not
+   * enqueue after close.
+   */
   close(): Promise<void>;
 }

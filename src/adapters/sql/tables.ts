@@ -48,6 +48,8 @@ export interface Tables {
     description: string;
     requested_by: string;
     metadata: string;
+    blast_radius: Generated<string>;
+    dry_run_checks: Generated<string>;
     created_at: number;
     updated_at: number;
   };
@@ -81,4 +83,26 @@ export interface Tables {
     created_at: number;
     updated_at: number;
   };
+  external_alert_events: {
+    seq: Generated<number>;
+    id: string;
+    project: string;
+    provider: string;
+    stage: string;
+    issue_id: string;
+    title: string;
+    severity: string;
+    namespace: string;
+    target_resource: string;
+    fingerprint: string;
+    source_url: string | null;
+    labels: string;
+    annotations: string;
+    payload: string;
+    operator_id: string | null;
+    auth_method: string | null;
+    approval_id: string | null;
+    created_at: number;
+  };
+  anomaly_occurrences: { seq: Generated<number>; anomaly_key: string; occurred_at: number };
 }

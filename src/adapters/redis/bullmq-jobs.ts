@@ -1,0 +1,166 @@
+import crypto from 'node:crypto';
+import { type Job, Queue, Worker } from 'bullmq';
+import type { FastifyBaseLogger } from 'fastify';
+import { Redis } from 'ioredis';
+import type { JobHandler, JobOptions, JobQueue } from '../../ports/jobs.js';
+
+export interface BullmqJobsOptions {
+  /** First retry delay; BullMQ doubles it for each further retry. */
+  backoffMs?: number;
+  /** How long close() waits for running handlers before dropping the connection. */
+  closeTimeoutMs?: number;
+}
+
+const HOUR_S = 60 * 60;
+// Finished jobs are kept a while for inspection, bounded in both count and age.
+const KEEP_COMPLETED = { count: 1000, age: 24 * HOUR_S };
+const KEEP_FAILED = { count: 5000, age: 7 * 24 * HOUR_S };
+
+interface Registration {
+  handler: JobHandler;
+  concurrency: number;
+}
+
+/**
+ * Jobs on BullMQ, with one BullMQ queue per job name: a BullMQ worker takes every job of
+ * its queue, so per-name handlers and concurrency need per-name queues. Keys live under
+ * `${prefix}bull`. Job names must not contain ':' (BullMQ's rule for queue names).
+ * Like the SQL queue, enqueueing the id of a finished job replaces it so it runs again.
+ */
+export function createBullmqJobs(
+  redisUrl: string,
+  prefix: string,
+  log: FastifyBaseLogger,
+  options: BullmqJobsOptions = {},
+): JobQueue {
+  const backoffMs = options.backoffMs ?? 1000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  const bullPrefix = `${prefix}bull`;
+  const registrations = new Map<string, Registration>();
+  const queues = new Map<string, Queue>();
+  const workers: Worker[] = [];
+  let connection: Redis | undefined;
+  let started = false;
+  let closed: Promise<void> | undefined;
+
+  // Connected on first use, so building the services does not dial Redis twice at boot.
+  function redis(): Redis {
+    if (!connection) {
+      connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+      connection.on('error', (error) => log.warn({ err: error }, 'jobs: redis connection error'));
+    }
+    return connection;
+  }
+
+  function queueFor(name: string): Queue {
+    let queue = queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: redis(), prefix: bullPrefix });
+      queue.on('error', (error) => log.warn({ err: error, name }, 'jobs: queue error'));
+      queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** Drops a finished job under this id, so the id can be enqueued again. */
+  async function clearFinished(queue: Queue, bullId: string): Promise<void> {
+    const existing = await queue.getJob(bullId);
+    if (!existing) return;
+    const state = await existing.getState();
+    if (state !== 'completed' && state !== 'failed') return;
+    try {
+      await existing.remove();
+    } catch (error) {
+      // Another enqueuer removed it first; adding below is idempotent either way.
+      log.debug({ err: error, job: bullId }, 'jobs: finished job already removed');
+    }
+  }
+
+  function startWorker(name: string, registration: Registration): Worker {
+    const worker = new Worker(
+      name,
+      (job: Job) => registration.handler(job.data as Record<string, unknown>),
+      {
+        connection: redis(),
+        prefix: bullPrefix,
+        concurrency: Math.max(1, registration.concurrency),
+      },
+    );
+    worker.on('error', (error) => log.warn({ err: error, name }, 'jobs: worker error'));
+    worker.on('failed', (job, error) => {
+      const context = { err: error, job: job?.id, name, attempt: job?.attemptsMade };
+      log.warn(context, 'jobs: job failed');
+    });
+    return worker;
+  }
+
+  async function shutdown(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), closeTimeoutMs);
+    });
+    const settled = Promise.allSettled(workers.map((w) => w.close())).then(() => false);
+    const gaveUp = await Promise.race([settled, timedOut]);
+    clearTimeout(timer);
+    await Promise.allSettled([...queues.values()].map((q) => q.close()));
+    if (!gaveUp) return quit();
+    // Pulling the connection from under a busy worker sends BullMQ into a busy loop, so the
+    // workers finish closing in the background and release the connection after that.
+    log.warn('jobs: close gave up waiting for running jobs; they finish in the background');
+    void settled.then(quit);
+  }
+
+  async function quit(): Promise<void> {
+    await connection?.quit().catch(() => connection?.disconnect());
+  }
+
+  return {
+    async enqueue(name: string, payload: Record<string, unknown>, jobOptions: JobOptions = {}) {
+      if (closed) throw new Error('jobs: queue is closed');
+      const id = jobOptions.jobId ?? crypto.randomUUID();
+      const bullId = toBullId(id);
+      const queue = queueFor(name);
+      await clearFinished(queue, bullId);
+      await queue.add(name, payload, {
+        jobId: bullId,
+        attempts: Math.max(1, jobOptions.attempts ?? 3),
+        backoff: { type: 'exponential', delay: backoffMs },
+        removeOnComplete: KEEP_COMPLETED,
+        removeOnFail: KEEP_FAILED,
+      });
+      return id;
+    },
+
+    process(name: string, handler: JobHandler, concurrency: number) {
+      if (name.includes(':')) throw new Error(`jobs: job name ${name} must not contain ':'`);
+      if (registrations.has(name)) throw new Error(`jobs: a handler for ${name} already exists`);
+      const registration = { handler, concurrency };
+      registrations.set(name, registration);
+      if (started && !closed) workers.push(startWorker(name, registration));
+    },
+
+    async start() {
+      if (started || closed) return;
+      started = true;
+      for (const [name, registration] of registrations) {
+        workers.push(startWorker(name, registration));
+      }
+      await Promise.all(workers.map((w) => w.waitUntilReady()));
+    },
+
+    close() {
+      closed ??= shutdown();
+      return closed;
+    },
+  };
+}
+
+/**
+ * BullMQ rejects custom ids that look like integers or contain ':'; escaping '%', ':' and
+ * '#' and marking integer-looking ids with a leading '#' keeps every caller id usable and
+ * distinct.
+ */
+function toBullId(id: string): string {
+  const escaped = id.replace(/[%:#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${Number.parseInt(escaped, 10)}` === escaped ? `#${escaped}` : escaped;
+}

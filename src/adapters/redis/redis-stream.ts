@@ -1,0 +1,144 @@
+import type { Redis } from 'ioredis';
+import type { StreamEntry, StreamPort } from '../../ports/stream.js';
+
+type RawEntry = [id: string, fields: string[] | null];
+
+/**
+ * Redis Streams. Non-blocking commands share the caller's (auto-pipelined) connection; each
+ * blocking XREADGROUP gets a connection of its own from a small lazily grown pool, because a
+ * blocked connection runs nothing else until the block ends.
+ */
+export function createRedisStream(redis: Redis, prefix: string): StreamPort {
+  const idle: Redis[] = [];
+  const owned = new Set<Redis>();
+  let closed = false;
+
+  function borrowBlocking(): Redis {
+    const spare = idle.pop();
+    if (spare) return spare;
+    const connection = redis.duplicate({ enableAutoPipelining: false });
+    owned.add(connection);
+    return connection;
+  }
+
+  function retire(connection: Redis) {
+    owned.delete(connection);
+    connection.disconnect();
+  }
+
+  function assertOpen() {
+    if (closed) throw new Error('Stream is closed: no more appends or group reads');
+  }
+
+  return {
+    async append(stream, fields, maxLen) {
+      assertOpen();
+      const flat = Object.entries(fields).flat();
+      const limit = String(Math.max(0, Math.floor(maxLen)));
+      const id = await redis.xadd(prefix + stream, 'MAXLEN', '~', limit, '*', ...flat);
+      if (id === null) throw new Error(`XADD to "${stream}" returned no id`);
+      return id;
+    },
+
+    async range(stream, options) {
+      const limit = Math.floor(options.limit);
+      if (limit <= 0) return [];
+      const key = prefix + stream;
+      const bound = options.from === undefined ? undefined : `(${options.from}`;
+      const raw = options.newestFirst
+        ? await redis.xrevrange(key, bound ?? '+', '-', 'COUNT', limit)
+        : await redis.xrange(key, bound ?? '-', '+', 'COUNT', limit);
+      return toEntries(raw);
+    },
+
+    length(stream) {
+      return redis.xlen(prefix + stream);
+    },
+
+    async ensureGroup(stream, group) {
+      try {
+        await redis.xgroup('CREATE', prefix + stream, group, '0', 'MKSTREAM');
+      } catch (error) {
+        if (!(error instanceof Error && error.message.startsWith('BUSYGROUP'))) throw error;
+      }
+    },
+
+    async readGroup(stream, group, consumer, options) {
+      assertOpen();
+      const key = prefix + stream;
+      const count = Math.max(1, Math.floor(options.count));
+      const claimIdleMs = Math.max(0, Math.floor(options.claimIdleMs));
+      // Entries trimmed while pending come back in the third element and leave the PEL.
+      const claimed = (await redis.xautoclaim(
+        key,
+        group,
+        consumer,
+        claimIdleMs,
+        '0-0',
+        'COUNT',
+        count,
+      )) as [string, RawEntry[], string[]?];
+      const reclaimed = toEntries(claimed[1]);
+      if (reclaimed.length > 0) return reclaimed;
+
+      const read = ['GROUP', group, consumer, 'COUNT', count];
+      const blockMs = Math.floor(options.blockMs);
+      // BLOCK 0 would wait forever; no block at all is what 0 means here.
+      if (blockMs <= 0) {
+        return fromReadReply(await redis.call('XREADGROUP', [...read, 'STREAMS', key, '>']));
+      }
+      const connection = borrowBlocking();
+      try {
+        const reply = await connection.call('XREADGROUP', [
+          ...read,
+          'BLOCK',
+          blockMs,
+          'STREAMS',
+          key,
+          '>',
+        ]);
+        if (closed) retire(connection);
+        else idle.push(connection);
+        return fromReadReply(reply);
+      } catch (error) {
+        // Its state is unknown after a failure, so it is not reused.
+        retire(connection);
+        // close() disconnects blocked connections to end their wait: an empty read, as on timeout.
+        if (closed) return [];
+        throw error;
+      }
+    },
+
+    async ack(stream, group, ids) {
+      if (ids.length === 0) return;
+      await redis.xack(prefix + stream, group, ...ids);
+    },
+
+    /**
+     * Blocked readers resolve with [] at once; later appends and group reads reject. Only the
+     * connections made here are disconnected: the shared one belongs to the caller.
+     */
+    async close() {
+      closed = true;
+      idle.length = 0;
+      for (const connection of [...owned]) retire(connection);
+    },
+  };
+}
+
+function toEntries(raw: RawEntry[] | null | undefined): StreamEntry[] {
+  const entries: StreamEntry[] = [];
+  for (const [id, flat] of raw ?? []) {
+    // Redis 6.2 reports entries deleted while pending with null fields; skip them.
+    if (!flat) continue;
+    const fields: Record<string, string> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+    entries.push({ id, fields });
+  }
+  return entries;
+}
+
+function fromReadReply(reply: unknown): StreamEntry[] {
+  const streams = reply as [key: string, entries: RawEntry[]][] | null;
+  return toEntries(streams?.[0]?.[1]);
+}

@@ -1,0 +1,170 @@
+import type { Selectable } from 'kysely';
+import type { Db, Tables } from '../../ports/store.js';
+
+/**
+ * Row operations of the embedded job queue. Every state change is one guarded UPDATE, so
+ * processes sharing the database never need a global lock: whoever's UPDATE matches the
+ * row's state wins, everyone else sees zero rows and moves on. `locked_until` doubles as
+ * the lease's fencing token: a claim always writes a value later than any earlier lease
+ * on the row, so a worker whose lease was taken over can no longer renew or finish it.
+ */
+export type JobRow = Selectable<Tables['jobs']>;
+type Candidate = Pick<JobRow, 'id' | 'status' | 'locked_until' | 'attempts_made' | 'max_attempts'>;
+
+export const QUEUED = 'queued';
+export const RUNNING = 'running';
+export const COMPLETED = 'completed';
+export const FAILED = 'failed';
+
+/**
+ * Starts allowed beyond max_attempts for runs a dying process interrupted: a restart during
+ * the last attempt still gets the job one more run, a job that kills its process every
+ * time still stops.
+ */
+export const INTERRUPTED_GRACE = 1;
+
+/** Inserts a queued job; an existing id is left alone unless it already finished. */
+export async function insertJob(
+  db: Db,
+  job: { id: string; name: string; payload: string; maxAttempts: number; now: number },
+): Promise<void> {
+  const fresh = {
+    name: job.name,
+    payload: job.payload,
+    status: QUEUED,
+    attempts_made: 0,
+    max_attempts: job.maxAttempts,
+    run_after: job.now,
+    locked_until: null,
+    last_error: null,
+    created_at: job.now,
+    updated_at: job.now,
+  };
+  await db
+    .insertInto('jobs')
+    .values({ id: job.id, ...fresh })
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet(fresh).where('jobs.status', 'in', [COMPLETED, FAILED]),
+    )
+    .execute();
+}
+
+/** Jobs of `name` that are due, or whose lease ran out while running (their process died). */
+export function findDue(db: Db, name: string, now: number, limit: number): Promise<Candidate[]> {
+  return db
+    .selectFrom('jobs')
+    .select(['id', 'status', 'locked_until', 'attempts_made', 'max_attempts'])
+    .where('name', '=', name)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', QUEUED), eb('run_after', '<=', now)]),
+        eb.and([eb('status', '=', RUNNING), eb('locked_until', '<', now)]),
+      ]),
+    )
+    .orderBy('run_after')
+    .limit(limit)
+    .execute();
+}
+
+/** Takes the job if it is still in the state `seen` found it in; undefined when another won. */
+export async function claimJob(
+  db: Db,
+  seen: Candidate,
+  now: number,
+  leaseUntil: number,
+): Promise<JobRow | undefined> {
+  let query = db
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: RUNNING,
+      attempts_made: eb('attempts_made', '+', 1),
+      locked_until: leaseUntil,
+      updated_at: now,
+    }))
+    .where('id', '=', seen.id);
+  query =
+    seen.status === QUEUED
+      ? query.where('status', '=', QUEUED).where('run_after', '<=', now)
+      : query.where('status', '=', RUNNING).where('locked_until', '=', seen.locked_until);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** Fails an interrupted job that has used up its starts, instead of claiming it again. */
+export async function abandonInterrupted(db: Db, seen: Candidate, now: number): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({
+      status: FAILED,
+      locked_until: null,
+      last_error: 'interrupted: its process stopped while running it',
+      updated_at: now,
+    })
+    .where('id', '=', seen.id)
+    .where('status', '=', RUNNING)
+    .where('locked_until', '=', seen.locked_until)
+    .execute();
+}
+
+/** Moves the lease on; false when it was lost (the job was taken over or changed). */
+export async function renewLease(
+  db: Db,
+  id: string,
+  leaseUntil: number,
+  nextUntil: number,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: nextUntil, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', RUNNING)
+    .where('locked_until', '=', leaseUntil)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export type Outcome =
+  | { status: typeof COMPLETED }
+  | { status: typeof QUEUED; runAfter: number; error: string }
+  | { status: typeof FAILED; error: string };
+
+/** Records how a run ended; false when the lease was lost and the outcome was dropped. */
+export async function finishRun(
+  db: Db,
+  id: string,
+  leaseUntil: number,
+  outcome: Outcome,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      status: outcome.status,
+      locked_until: null,
+      updated_at: now,
+      ...(outcome.status === QUEUED ? { run_after: outcome.runAfter } : {}),
+      ...(outcome.status === COMPLETED ? {} : { last_error: outcome.error }),
+    })
+    .where('id', '=', id)
+    .where('status', '=', RUNNING)
+    .where('locked_until', '=', leaseUntil)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Deletes finished jobs past their retention, so the table does not grow without bound. */
+export async function deleteFinished(
+  db: Db,
+  completedBefore: number,
+  failedBefore: number,
+): Promise<void> {
+  await db
+    .deleteFrom('jobs')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', COMPLETED), eb('updated_at', '<', completedBefore)]),
+        eb.and([eb('status', '=', FAILED), eb('updated_at', '<', failedBefore)]),
+      ]),
+    )
+    .execute();
+}

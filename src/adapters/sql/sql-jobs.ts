@@ -1,0 +1,210 @@
+import crypto from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../ports/clock.js';
+import type { JobHandler, JobOptions, JobQueue } from '../../ports/jobs.js';
+import type { Store } from '../../ports/store.js';
+import { holdLease, type JobLease } from './sql-job-lease.js';
+import {
+  abandonInterrupted,
+  COMPLETED,
+  claimJob,
+  deleteFinished,
+  FAILED,
+  findDue,
+  finishRun,
+  INTERRUPTED_GRACE,
+  insertJob,
+  type JobRow,
+  type Outcome,
+  QUEUED,
+  RUNNING,
+} from './sql-job-rows.js';
+
+export interface SqlJobsOptions {
+  /** How often to look for jobs enqueued by other processes or come due (real time). */
+  pollMs?: number;
+  /** First retry delay; each further retry doubles it, up to 15 minutes. */
+  backoffMs?: number;
+  /** How long a claim stays valid without renewal; renewed every third of it while running. */
+  leaseMs?: number;
+  /** How long close() waits for running handlers before giving up on them. */
+  closeTimeoutMs?: number;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+const MAX_BACKOFF_MS = 15 * 60 * 1000;
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+
+interface Registration {
+  handler: JobHandler;
+  concurrency: number;
+  active: number;
+}
+
+/**
+ * Durable queue in the jobs table, for SQLite and PostgreSQL alike. Claims are guarded
+ * UPDATEs (see sql-job-rows.ts), so several processes may share the database. Finished
+ * jobs are kept a while (completed 1 day, failed 7 days) for inspection; enqueueing the id
+ * of a finished job replaces it, so an id can be run again once its last run is over.
+ */
+export function createSqlJobs(
+  store: Store,
+  clock: Clock,
+  log: FastifyBaseLogger,
+  options: SqlJobsOptions = {},
+): JobQueue {
+  const pollMs = options.pollMs ?? 250;
+  const backoffMs = options.backoffMs ?? 1000;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  const db = store.db;
+  const registrations = new Map<string, Registration>();
+  const running = new Set<Promise<void>>();
+  const leases = new Set<JobLease>();
+  let started = false;
+  let closing = false;
+  let closed: Promise<void> | undefined;
+  let poller: NodeJS.Timeout | undefined;
+  let lastSweep = 0;
+  // One claim pass at a time; a wake-up during a pass makes it go round once more.
+  let pass: Promise<void> | undefined;
+  let again = false;
+
+  function wake(): void {
+    if (!started || closing) return;
+    if (pass) {
+      again = true;
+      return;
+    }
+    pass = claimPasses().finally(() => {
+      pass = undefined;
+    });
+  }
+
+  async function claimPasses(): Promise<void> {
+    do {
+      again = false;
+      try {
+        await sweepIfDue();
+        for (const [name, registration] of registrations) await claimFor(name, registration);
+      } catch (error) {
+        log.error({ err: error }, 'jobs: claiming failed; retrying on the next poll');
+      }
+    } while (again && !closing);
+  }
+
+  async function claimFor(name: string, registration: Registration): Promise<void> {
+    const free = registration.concurrency - registration.active;
+    if (free <= 0 || closing) return;
+    const now = clock.now();
+    for (const seen of await findDue(db, name, now, free)) {
+      if (closing || registration.active >= registration.concurrency) return;
+      if (seen.status === RUNNING && seen.attempts_made >= seen.max_attempts + INTERRUPTED_GRACE) {
+        await abandonInterrupted(db, seen, now);
+        log.error({ job: seen.id, name }, 'jobs: interrupted too often; marked failed');
+        continue;
+      }
+      const job = await claimJob(db, seen, now, now + leaseMs);
+      if (job) launch(registration, job);
+    }
+  }
+
+  function launch(registration: Registration, job: JobRow): void {
+    registration.active += 1;
+    const run = execute(registration.handler, job).finally(() => {
+      registration.active -= 1;
+      running.delete(run);
+      wake();
+    });
+    running.add(run);
+  }
+
+  async function execute(handler: JobHandler, job: JobRow): Promise<void> {
+    const lease = holdLease(db, clock, log, leaseMs, job);
+    leases.add(lease);
+    let outcome: Outcome;
+    try {
+      await handler(JSON.parse(job.payload) as Record<string, unknown>);
+      outcome = { status: COMPLETED };
+    } catch (error) {
+      outcome = failureOutcome(job, error);
+    }
+    try {
+      const until = await lease.release();
+      leases.delete(lease);
+      if (until === undefined) return;
+      const recorded = await finishRun(db, job.id, until, outcome, clock.now());
+      if (!recorded) log.warn({ job: job.id }, 'jobs: lease lost before the run ended');
+    } catch (error) {
+      log.error({ err: error, job: job.id }, 'jobs: could not record the end of a run');
+    }
+  }
+
+  function failureOutcome(job: JobRow, error: unknown): Outcome {
+    const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
+    const context = { job: job.id, name: job.name, attempt: job.attempts_made, err: error };
+    if (job.attempts_made >= job.max_attempts) {
+      log.error(context, 'jobs: job failed; no attempts left');
+      return { status: FAILED, error: message };
+    }
+    const delay = Math.min(backoffMs * 2 ** (job.attempts_made - 1), MAX_BACKOFF_MS);
+    log.warn(context, 'jobs: job failed; will retry');
+    return { status: QUEUED, runAfter: clock.now() + delay, error: message };
+  }
+
+  async function sweepIfDue(): Promise<void> {
+    if (Date.now() - lastSweep < SWEEP_EVERY_MS) return;
+    lastSweep = Date.now();
+    const now = clock.now();
+    await deleteFinished(db, now - DAY, now - 7 * DAY);
+  }
+
+  async function shutdown(): Promise<void> {
+    closing = true;
+    if (poller) clearInterval(poller);
+    await pass;
+    if (running.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), closeTimeoutMs);
+    });
+    const settled = Promise.allSettled([...running]).then(() => false);
+    const gaveUp = await Promise.race([settled, timedOut]);
+    clearTimeout(timer);
+    if (gaveUp) {
+      // Stop renewing so the leases run out and another process can resume these jobs.
+      for (const lease of leases) lease.stop();
+      log.warn({ running: running.size }, 'jobs: close gave up waiting for running jobs');
+    }
+  }
+
+  return {
+    async enqueue(name: string, payload: Record<string, unknown>, jobOptions: JobOptions = {}) {
+      const id = jobOptions.jobId ?? crypto.randomUUID();
+      const maxAttempts = Math.max(1, jobOptions.attempts ?? 3);
+      const body = JSON.stringify(payload);
+      await insertJob(db, { id, name, payload: body, maxAttempts, now: clock.now() });
+      wake();
+      return id;
+    },
+
+    process(name: string, handler: JobHandler, concurrency: number) {
+      if (registrations.has(name)) throw new Error(`jobs: a handler for ${name} already exists`);
+      registrations.set(name, { handler, concurrency: Math.max(1, concurrency), active: 0 });
+      wake();
+    },
+
+    async start() {
+      if (started || closing) return;
+      started = true;
+      // Not unref'd: like BullMQ's workers, the poller keeps a worker-only process alive.
+      poller = setInterval(wake, pollMs);
+      wake();
+    },
+
+    close() {
+      closed ??= shutdown();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSqlJobs, type SqlJobsOptions } from '../../src/adapters/sql/sql-jobs.js';
+import type { Clock } from '../../src/ports/clock.js';
+import type { JobQueue } from '../../src/ports/jobs.js';
+import type { Store } from '../../src/ports/store.js';
+import { makeStore, storeKinds, type TestStore } from '../helpers/backends.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/** What only the embedded queue promises: lease expiry, recorded errors, guarded claims. */
+const log = pino({ level: 'silent' });
+
+/** Real time plus an offset the test can move forward. */
+function movableClock(): Clock & { advance(ms: number): void } {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    advance(ms) {
+      offset += ms;
+    },
+  };
+}
+
+function until(check: () => boolean): Promise<true> {
+  return waitFor(async () => (check() ? true : undefined), { intervalMs: 10 });
+}
+
+/** The job's row once it is completed or failed. */
+function settledRow(store: Store, id: string) {
+  return waitFor(
+    async () => {
+      const row = await store.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      return row.status === 'completed' || row.status === 'failed' ? row : undefined;
+    },
+    { intervalMs: 10, what: `job ${id} to settle` },
+  );
+}
+
+/** A row as a process that died while running the job would have left it. */
+async function orphanRow(store: Store, id: string, attemptsMade: number, lockedUntil: number) {
+  await store.db
+    .insertInto('jobs')
+    .values({
+      id,
+      name: 'resume',
+      payload: JSON.stringify({ id }),
+      status: 'running',
+      attempts_made: attemptsMade,
+      max_attempts: 3,
+      run_after: lockedUntil - 60_000,
+      locked_until: lockedUntil,
+      last_error: null,
+      created_at: lockedUntil - 60_000,
+      updated_at: lockedUntil - 60_000,
+    })
+    .execute();
+}
+
+describe.each(storeKinds())('SQL jobs on %s', (kind) => {
+  let testStore: TestStore;
+  let store: Store;
+  let clock: ReturnType<typeof movableClock>;
+  let opened: JobQueue[];
+
+  function open(options: SqlJobsOptions = {}): JobQueue {
+    const queue = createSqlJobs(store, clock, log, { pollMs: 25, backoffMs: 10, ...options });
+    opened.push(queue);
+    return queue;
+  }
+
+  beforeEach(async () => {
+    testStore = await makeStore(kind);
+    store = testStore.store;
+    clock = movableClock();
+    opened = [];
+  });
+
+  afterEach(async () => {
+    await Promise.all(opened.map((q) => q.close()));
+    await testStore.cleanup();
+  });
+
+  it('resumes a job whose process died while running it, once its lease ran out', async () => {
+    await orphanRow(store, 'orphan', 1, clock.now() + 60_000);
+    const queue = open();
+    const seen: unknown[] = [];
+    queue.process('resume', async (payload) => void seen.push(payload), 1);
+    await queue.start();
+    await sleep(150);
+    expect(seen).toEqual([]);
+
+    clock.advance(61_000);
+    await until(() => seen.length === 1);
+    expect(seen).toEqual([{ id: 'orphan' }]);
+    expect(await settledRow(store, 'orphan')).toMatchObject({
+      status: 'completed',
+      attempts_made: 2,
+      locked_until: null,
+    });
+  });
+
+  it('fails an interrupted job that has used up its starts instead of running it', async () => {
+    // Three attempts plus one start of grace for an interrupted run: a fifth start is refused.
+    await orphanRow(store, 'poison', 4, clock.now() - 1);
+    const queue = open();
+    let calls = 0;
+    queue.process(
+      'resume',
+      async () => {
+        calls += 1;
+      },
+      1,
+    );
+    await queue.start();
+    const row = await settledRow(store, 'poison');
+    expect(row.status).toBe('failed');
+    expect(row.last_error).toMatch(/interrupted/);
+    expect(calls).toBe(0);
+  });
+
+  it('renews the lease of a long job so another instance does not take it over', async () => {
+    let calls = 0;
+    for (const queue of [open({ leaseMs: 90 }), open({ leaseMs: 90 })]) {
+      queue.process(
+        'long',
+        async () => {
+          calls += 1;
+          await sleep(400);
+        },
+        1,
+      );
+      await queue.start();
+    }
+    const id = await opened[0]!.enqueue('long', {});
+    expect(await settledRow(store, id)).toMatchObject({ status: 'completed', attempts_made: 1 });
+    expect(calls).toBe(1);
+  });
+
+  it('records the last error of a job that ran out of attempts', async () => {
+    const queue = open();
+    let calls = 0;
+    queue.process(
+      'broken',
+      async () => {
+        calls += 1;
+        throw new Error(`broken ${calls}`);
+      },
+      1,
+    );
+    await queue.start();
+    const id = await queue.enqueue('broken', {}, { attempts: 2 });
+    expect(await settledRow(store, id)).toMatchObject({
+      status: 'failed',
+      attempts_made: 2,
+      last_error: 'broken 2',
+    });
+  });
+
+  it('waits out the backoff on the injected clock before retrying', async () => {
+    const queue = open({ backoffMs: 60_000 });
+    let calls = 0;
+    queue.process(
+      'later',
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('not yet');
+      },
+      1,
+    );
+    await queue.start();
+    const id = await queue.enqueue('later', {});
+    await until(() => calls === 1);
+    await sleep(150);
+    expect(calls).toBe(1);
+    clock.advance(60_000);
+    expect(await settledRow(store, id)).toMatchObject({ status: 'completed', attempts_made: 2 });
+  });
+});
