@@ -2,15 +2,18 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { type ServiceOverrides, createServices } from './adapters/create-services.js';
+import { ANALYZER_LIMITS } from './adapters/analyzers/resilient-analyzer.js';
+import { createServices, type ServiceOverrides } from './adapters/create-services.js';
 import type { Config } from './config.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
+import { analyzeIssue } from './features/errtracker/analyze-issue.js';
 import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
+import { ANALYZE_ISSUE_JOB, type AnalyzeIssueJob } from './features/errtracker/tracker-webhook.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
-import { startSignalConsumer } from './features/intake/signal-consumer.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
+import { startSignalConsumer } from './features/intake/signal-consumer.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { validatorCompiler } from './http/validator.js';
 import { observabilityRoutes } from './observability/observability-routes.js';
@@ -71,6 +74,11 @@ export async function buildApp(
   let stopConsumer: (() => Promise<void>) | undefined;
   app.addHook('onReady', async () => {
     if (config.signalConsumer) stopConsumer = startSignalConsumer(services, intake);
+    services.jobs.process(
+      ANALYZE_ISSUE_JOB,
+      (payload) => analyzeIssue(services, payload as AnalyzeIssueJob),
+      ANALYZER_LIMITS.concurrency,
+    );
     await services.jobs.start();
   });
   return app;

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 
 /** CONTRACT, Approvals: the status values. */
@@ -21,6 +22,8 @@ export interface NewApproval {
   description: string;
   requestedBy: string;
   metadata: Record<string, unknown>;
+  blastRadius?: Record<string, unknown>;
+  dryRunChecks?: string[];
 }
 
 export interface Approval {
@@ -32,6 +35,8 @@ export interface Approval {
   description: string;
   requested_by: string;
   metadata: Record<string, unknown>;
+  blast_radius: Record<string, unknown>;
+  dry_run_checks: string[];
   created_at: string;
   updated_at: string;
 }
@@ -50,7 +55,11 @@ export function riskForSeverity(severity: string): RiskLevel {
   }
 }
 
-export async function insertApproval(tx: Db | Tx, input: NewApproval, now: number): Promise<string> {
+export async function insertApproval(
+  tx: Db | Tx,
+  input: NewApproval,
+  now: number,
+): Promise<string> {
   // A UUID keeps `approve:<id>:<nonce>` inside the chat API's 64-byte callback_data limit.
   const id = crypto.randomUUID();
   await tx
@@ -64,6 +73,8 @@ export async function insertApproval(tx: Db | Tx, input: NewApproval, now: numbe
       description: input.description,
       requested_by: input.requestedBy,
       metadata: JSON.stringify(input.metadata),
+      blast_radius: JSON.stringify(input.blastRadius ?? {}),
+      dry_run_checks: JSON.stringify(input.dryRunChecks ?? []),
       created_at: now,
       updated_at: now,
     })
@@ -71,7 +82,7 @@ export async function insertApproval(tx: Db | Tx, input: NewApproval, now: numbe
   return id;
 }
 
-export function approvalFromRow(row: Omit<Tables['approvals'], 'seq'>): Approval {
+export function approvalFromRow(row: Selectable<Tables['approvals']>): Approval {
   return {
     id: row.id,
     incident_id: row.incident_id,
@@ -81,6 +92,8 @@ export function approvalFromRow(row: Omit<Tables['approvals'], 'seq'>): Approval
     description: row.description,
     requested_by: row.requested_by,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    blast_radius: JSON.parse(row.blast_radius) as Record<string, unknown>,
+    dry_run_checks: JSON.parse(row.dry_run_checks) as string[],
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

@@ -2,7 +2,7 @@ import type { Services } from '../../services.js';
 import { alertIdAt } from './alert-id.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
-import { type ConvergeResult, type TypedAlert, convergeOrCreate, recordAlert } from './converge.js';
+import { type ConvergeResult, convergeOrCreate, recordAlert, type TypedAlert } from './converge.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
 

@@ -9,9 +9,7 @@ const StringMap = Type.Record(Type.String(), Type.Unknown());
 export const FlatAlertBody = Type.Object({
   alert_name: Type.Optional(Type.String({ minLength: 1 })),
   alert_type: Type.Optional(Type.String({ minLength: 1 })),
-  severity: Type.Optional(
-    StringEnum(FLAT_ALERT_SEVERITIES, { default: 'warning' }),
-  ),
+  severity: Type.Optional(StringEnum(FLAT_ALERT_SEVERITIES, { default: 'warning' })),
   source: Type.Optional(Type.String({ default: 'webhook' })),
   target_resource: Type.Optional(Type.String({ default: '' })),
   namespace: Type.Optional(Type.String({ minLength: 1, default: 'default' })),
@@ -60,7 +58,9 @@ export const AlertResponse = Type.Union([
   Type.Object({ status: Type.Literal('batch'), results: Type.Array(AlertResultSchema) }),
 ]);
 
-export function stringMap(value: Record<string, unknown> | null | undefined): Record<string, string> {
+export function stringMap(
+  value: Record<string, unknown> | null | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(value ?? {})) {
     if (item === null || item === undefined) continue;

@@ -119,7 +119,11 @@ async function converge(
   };
 }
 
-async function create(tx: Tx, alert: TypedAlert, options: ConvergeOptions): Promise<ConvergeResult> {
+async function create(
+  tx: Tx,
+  alert: TypedAlert,
+  options: ConvergeOptions,
+): Promise<ConvergeResult> {
   const incidentId = `inc-${crypto.randomUUID()}`;
   const approvalId = await insertApproval(
     tx,

@@ -5,8 +5,8 @@ import { bodyValidator } from '../../http/body-validator.js';
 import type { Services } from '../../services.js';
 import type { AlertIntake, AlertResult } from './alert-intake.js';
 import {
-  AlertResponse,
   AlertmanagerBody,
+  AlertResponse,
   FlatAlertBody,
   flatAlertFromBody,
 } from './alert-schema.js';
@@ -28,7 +28,8 @@ const signatureHeaders = Type.Object({
 });
 
 const validateFlat = bodyValidator<FlatAlertBody>(FlatAlertBody);
-const validateAlertmanager = bodyValidator<Parameters<typeof fromAlertmanager>[0]>(AlertmanagerBody);
+const validateAlertmanager =
+  bodyValidator<Parameters<typeof fromAlertmanager>[0]>(AlertmanagerBody);
 
 /** The signed alert and signal webhooks (spec, Webhooks). */
 export async function intakeRoutes(

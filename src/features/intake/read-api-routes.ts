@@ -3,15 +3,15 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireConsoleToken } from '../../http/console-auth.js';
 import {
-  PageQuery,
   decodeCursor,
   decodeSeqCursor,
   encodeCursor,
+  PageQuery,
   pageOf,
 } from '../../http/pagination.js';
 import type { Services } from '../../services.js';
-import { SIGNALS_STREAM, signalFromStreamFields } from './signal-schema.js';
 import { incidentView } from './incident-view.js';
+import { SIGNALS_STREAM, signalFromStreamFields } from './signal-schema.js';
 
 const IncidentQuery = Type.Object({
   ...PageQuery,
@@ -37,7 +37,13 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
 
   app.get(
     '/incidents',
-    { schema: { summary: 'List incidents, newest first', tags: ['read'], querystring: IncidentQuery } },
+    {
+      schema: {
+        summary: 'List incidents, newest first',
+        tags: ['read'],
+        querystring: IncidentQuery,
+      },
+    },
     async (request) => {
       const query = request.query as IncidentQuery;
       const limit = query.limit ?? 50;
@@ -48,7 +54,10 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
         const value = query[column];
         if (value !== undefined) select = select.where(column, '=', value);
       }
-      const rows = await select.orderBy('seq', 'desc').limit(limit + 1).execute();
+      const rows = await select
+        .orderBy('seq', 'desc')
+        .limit(limit + 1)
+        .execute();
       const page = pageOf(rows, limit, (row) => row.seq);
       return { items: page.items.map(incidentView), next_cursor: page.next_cursor };
     },
@@ -65,7 +74,11 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
     },
     async (request) => {
       const { id } = request.params as { id: string };
-      const row = await store.db.selectFrom('incidents').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await store.db
+        .selectFrom('incidents')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirst();
       if (!row) throw errors.notFound('Incident', id);
       const alerts = await store.db
         .selectFrom('alerts')
@@ -104,7 +117,11 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
       const page = entries.slice(0, limit);
       const ids = page.map((entry) => entry.id);
       const outcomes = ids.length
-        ? await store.db.selectFrom('signal_outcomes').selectAll().where('entry_id', 'in', ids).execute()
+        ? await store.db
+            .selectFrom('signal_outcomes')
+            .selectAll()
+            .where('entry_id', 'in', ids)
+            .execute()
         : [];
       const byId = new Map(outcomes.map((row) => [row.entry_id, row]));
       const last = page[page.length - 1];

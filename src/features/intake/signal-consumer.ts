@@ -60,7 +60,9 @@ export function startSignalConsumer(
       signalEntryId: id,
       requestedBy: 'signal-consumer',
     });
-    metrics.signalsConsumed.labels(result.status === 'created' ? 'incident_created' : 'converged').inc();
+    metrics.signalsConsumed
+      .labels(result.status === 'created' ? 'incident_created' : 'converged')
+      .inc();
   }
 
   async function run(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HMAC_REASONS, errors } from '../../errors.js';
+import { errors, HMAC_REASONS } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { verifyWebhookSignature } from './webhook-signature.js';
 

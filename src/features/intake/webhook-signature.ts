@@ -44,7 +44,8 @@ export function verifyWebhookSignature(
   if (!match) return { ok: false, reason: HMAC_REASONS.badFormat };
   let signed: Buffer = delivery.rawBody;
   if (delivery.timestamp !== undefined) {
-    if (!/^\d{1,12}$/.test(delivery.timestamp)) return { ok: false, reason: HMAC_REASONS.badTimestamp };
+    if (!/^\d{1,12}$/.test(delivery.timestamp))
+      return { ok: false, reason: HMAC_REASONS.badTimestamp };
     const ageSeconds = Math.abs(policy.nowMs / 1000 - Number(delivery.timestamp));
     if (ageSeconds > policy.toleranceSeconds) {
       return { ok: false, reason: HMAC_REASONS.staleTimestamp };

@@ -1,0 +1,131 @@
+import type { ErrorAnalysis } from '../../ports/analyzer.js';
+import type { Services } from '../../services.js';
+import { insertApproval } from '../approvals/approval-records.js';
+import {
+  type AnomalyFrequency,
+  anomalyFrequency,
+  countsFromOccurrences,
+  FREQUENCY_WINDOWS_MS,
+  trackerAnomalyKey,
+} from './anomaly-frequency.js';
+import { approvalRequestFromIssue, tempApprovalId } from './approval-from-issue.js';
+import { externalEventFields } from './canary.js';
+import { recordExternalEvent } from './external-event-records.js';
+import { trackerComment } from './tracker-comment.js';
+import type { AnalyzeIssueJob } from './tracker-webhook.js';
+
+/**
+ * spec, Background analysis order: record anomaly frequency; call the analyzer; create the
+ * approval; record `approval_linked`; push the approval card; comment on the tracker issue
+ * when analysis succeeded. Later steps run even when an earlier optional one failed.
+ */
+export async function analyzeIssue(services: Services, job: AnalyzeIssueJob): Promise<void> {
+  const { store, clock, log, metrics, analyzer, chat, tracker, config } = services;
+  const { context } = job;
+  const now = clock.now();
+  let chainFailed = false;
+
+  const frequency = await recordAnomaly(services, trackerAnomalyKey(context), now);
+  const level = frequency.escalation_level ?? 'none';
+  metrics.anomalies.labels(level).inc();
+  metrics.anomalyFrequency24h.labels(level).observe(frequency.count_24h);
+
+  let analysis: ErrorAnalysis | null = null;
+  try {
+    analysis = await analyzer.analyze(context);
+    if (!analysis) log.warn({ issue: context.issue_id }, 'analyzer circuit open: analysis skipped');
+  } catch (error) {
+    chainFailed = true;
+    log.error({ err: error, issue: context.issue_id }, 'analysis failed');
+  }
+
+  const request = approvalRequestFromIssue(context, analysis, frequency);
+  let approvalId: string;
+  try {
+    approvalId = await insertApproval(
+      store.db,
+      {
+        incidentId: null,
+        riskLevel: request.risk_level,
+        action: request.action,
+        description: request.description,
+        requestedBy: request.requested_by,
+        metadata: { ...request.metadata },
+        blastRadius: { ...request.blast_radius },
+        dryRunChecks: request.dry_run_checks,
+      },
+      now,
+    );
+    metrics.alertsProcessed.labels('incident_created', 'errtracker').inc();
+  } catch (error) {
+    chainFailed = true;
+    approvalId = tempApprovalId();
+    log.error({ err: error, approvalId }, 'approval not created; using a temporary id');
+  }
+
+  await recordExternalEvent(
+    store.db,
+    externalEventFields(context, 'approval_linked', job.context, {
+      labels: { approval_id: approvalId },
+    }),
+    now,
+    { approvalId },
+  );
+
+  try {
+    await chat.pushApprovalCard({
+      approval_id: approvalId,
+      risk_level: request.risk_level,
+      resource_name: context.culprit || context.project,
+      root_cause: analysis?.root_cause ?? context.title,
+      suggested_action: analysis?.fix_suggestion ?? 'Review the error',
+      estimated_downtime: request.blast_radius.estimated_downtime,
+      confidence: analysis?.confidence ?? 0,
+      namespace: 'errtracker',
+      ai_provider: analysis?.analyzed_by ?? 'pending',
+      anomaly_frequency: frequency.count_24h > 1 ? { ...frequency } : null,
+    });
+  } catch (error) {
+    chainFailed = true;
+    log.error({ err: error, approvalId }, 'approval card not pushed');
+  }
+
+  if (analysis) {
+    try {
+      await tracker.postComment(
+        context.issue_id,
+        trackerComment(analysis, frequency, now, config.displayTz),
+      );
+    } catch (error) {
+      chainFailed = true;
+      log.error({ err: error, issue: context.issue_id }, 'tracker comment not posted');
+    }
+  }
+
+  (chainFailed ? metrics.alertChainFailure : metrics.alertChainSuccess).labels('errtracker').inc();
+}
+
+async function recordAnomaly(
+  services: Services,
+  key: string,
+  now: number,
+): Promise<AnomalyFrequency> {
+  const { store } = services;
+  await store.db
+    .insertInto('anomaly_occurrences')
+    .values({ anomaly_key: key, occurred_at: now })
+    .execute();
+  const rows = await store.db
+    .selectFrom('anomaly_occurrences')
+    .select('occurred_at')
+    .where('anomaly_key', '=', key)
+    .where('occurred_at', '>', now - FREQUENCY_WINDOWS_MS.count_30d)
+    .execute();
+  // Auto-repair runs are counted once the operation log records them (the repair issue).
+  const counts = countsFromOccurrences(
+    rows.map((row) => row.occurred_at),
+    now,
+    0,
+  );
+  return anomalyFrequency(key, counts);
+}

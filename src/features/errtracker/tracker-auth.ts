@@ -1,0 +1,57 @@
+import crypto from 'node:crypto';
+import { hmacSha256Hex } from '../intake/webhook-signature.js';
+import type { CanaryAuth } from './canary.js';
+
+export const TRACKER_SIGNATURE_REASONS = {
+  missingSecret: 'Errtracker client secret is not configured',
+  missingHeader: 'Missing errtracker-hook-signature header',
+  mismatch: 'Invalid errtracker-hook-signature',
+} as const;
+
+export type TrackerVerdict = { ok: true; checked: boolean } | { ok: false; reason: string };
+
+function equalInConstantTime(a: string, b: string): boolean {
+  const left = crypto.createHash('sha256').update(a).digest();
+  const right = crypto.createHash('sha256').update(b).digest();
+  return crypto.timingSafeEqual(left, right);
+}
+
+/**
+ * CONTRACT: `errtracker-hook-signature` is the lower-case hex HMAC-SHA256 of the raw body
+ * keyed by ERRTRACKER_CLIENT_SECRET; with no secret it is 401 in prod and skipped elsewhere.
+ */
+export function verifyTrackerSignature(
+  rawBody: Buffer,
+  header: string | undefined,
+  secret: string | undefined,
+  rejectWhenUnset: boolean,
+): TrackerVerdict {
+  if (!secret) {
+    return rejectWhenUnset
+      ? { ok: false, reason: TRACKER_SIGNATURE_REASONS.missingSecret }
+      : { ok: true, checked: false };
+  }
+  if (!header) return { ok: false, reason: TRACKER_SIGNATURE_REASONS.missingHeader };
+  return equalInConstantTime(header.trim(), hmacSha256Hex(secret, rawBody))
+    ? { ok: true, checked: true }
+    : { ok: false, reason: TRACKER_SIGNATURE_REASONS.mismatch };
+}
+
+/**
+ * CONTRACT, Error-tracker canaries: valid operator headers (`operator_key`) or a valid hook
+ * signature (`hook_signature`); a skipped check is not a valid signature.
+ */
+export function authenticateCanary(
+  headers: { operatorId?: string; operatorKey?: string; signature?: string },
+  rawBody: Buffer,
+  operatorKeys: Map<string, string>,
+  secret: string | undefined,
+): CanaryAuth | undefined {
+  const expectedKey = headers.operatorId ? operatorKeys.get(headers.operatorId) : undefined;
+  if (expectedKey && headers.operatorKey && equalInConstantTime(headers.operatorKey, expectedKey)) {
+    return { method: 'operator_key', operatorId: headers.operatorId ?? null };
+  }
+  const verdict = verifyTrackerSignature(rawBody, headers.signature, secret, true);
+  if (verdict.ok && verdict.checked) return { method: 'hook_signature', operatorId: null };
+  return undefined;
+}

@@ -1,0 +1,108 @@
+import { HttpError } from '../../errors.js';
+import type { ErrorContext } from '../../ports/analyzer.js';
+import type { Services } from '../../services.js';
+import { canaryEventFields, externalEventFields, isCanary } from './canary.js';
+import { actionOf, buildErrorContext } from './error-context.js';
+import { recordExternalEvent } from './external-event-records.js';
+import { authenticateCanary, verifyTrackerSignature } from './tracker-auth.js';
+
+/** spec, Limits: "Error-tracker dedup window: 600 seconds per issue id". */
+export const DEDUP_TTL_SECONDS = 600;
+export const ANALYZE_ISSUE_JOB = 'errtracker.analyze';
+/** Where canary conversations are appended; its entry id is the `conversation_event_id`. */
+export const CONVERSATIONS_STREAM = 'platform:conversations';
+
+export const TRACKER_DETAILS = {
+  canaryUnauthenticated: 'Canary requires operator authentication',
+  canaryNotRecorded: 'errtracker upstream canary was not recorded',
+} as const;
+
+export interface TrackerDelivery {
+  rawBody: Buffer;
+  payload: unknown;
+  signature?: string;
+  operatorId?: string;
+  operatorKey?: string;
+}
+
+export interface AnalyzeIssueJob extends Record<string, unknown> {
+  context: ErrorContext;
+  received_at: number;
+}
+
+const NO_SIDE_EFFECTS = {
+  incident_created: false,
+  approval_created: false,
+  chat_sent: false,
+  agent_called: false,
+};
+
+/** spec, `POST /webhooks/errtracker/error` processing order, steps 2 to 7. */
+export async function handleTrackerDelivery(services: Services, delivery: TrackerDelivery) {
+  const { config, store, clock, once, jobs, stream } = services;
+  const { payload } = delivery;
+  const now = clock.now();
+  const context = buildErrorContext(payload);
+
+  if (isCanary(payload)) {
+    const auth = authenticateCanary(
+      delivery,
+      delivery.rawBody,
+      config.operatorKeys,
+      config.errtrackerClientSecret,
+    );
+    if (!auth) throw new HttpError(401, TRACKER_DETAILS.canaryUnauthenticated);
+    try {
+      const fields = canaryEventFields(payload, context, auth);
+      const eventId = await recordExternalEvent(store.db, fields, now, { auth });
+      const conversationEventId = await stream.append(
+        CONVERSATIONS_STREAM,
+        {
+          provider: 'errtracker',
+          kind: 'upstream_canary',
+          event_id: eventId,
+          issue_id: context.issue_id,
+        },
+        10_000,
+      );
+      return {
+        status: 'canary_recorded',
+        provider: 'errtracker',
+        event_id: eventId,
+        conversation_event_id: conversationEventId,
+        side_effects: NO_SIDE_EFFECTS,
+      };
+    } catch (error) {
+      services.log.error({ err: error }, 'upstream canary not recorded');
+      throw new HttpError(500, TRACKER_DETAILS.canaryNotRecorded);
+    }
+  }
+
+  const verdict = verifyTrackerSignature(
+    delivery.rawBody,
+    delivery.signature,
+    config.errtrackerClientSecret,
+    config.appEnv === 'prod',
+  );
+  if (!verdict.ok) throw new HttpError(401, verdict.reason);
+
+  if (actionOf(payload) !== 'triggered') {
+    return { status: 'ignored', reason: 'action is not triggered' };
+  }
+
+  await recordExternalEvent(store.db, externalEventFields(context, 'received', payload), now);
+  if (!context.issue_id) return { status: 'ignored', reason: 'issue id is missing' };
+  const first = await once.claim('errtracker-issue', context.issue_id, DEDUP_TTL_SECONDS);
+  if (!first) {
+    await recordExternalEvent(store.db, externalEventFields(context, 'deduplicated', payload), now);
+    return { status: 'deduplicated', issue_id: context.issue_id, ttl: DEDUP_TTL_SECONDS };
+  }
+
+  if (context.level !== 'error' && context.level !== 'fatal') {
+    return { status: 'ignored', reason: `level ${context.level} does not require analysis` };
+  }
+
+  const job: AnalyzeIssueJob = { context, received_at: now };
+  await jobs.enqueue(ANALYZE_ISSUE_JOB, job, { jobId: `errtracker-${context.issue_id}-${now}` });
+  return { status: 'accepted', issue_id: context.issue_id, message: 'Analysis scheduled' };
+}

@@ -1,0 +1,235 @@
+import { describe, expect, it } from 'vitest';
+import { backends, buildTestApp } from '../helpers/build-app.js';
+import { deliver, issueAlert, TRACKER_URL } from './tracker-delivery.js';
+
+const SECRET = 'tracker-secret';
+
+async function eventsOf(app: Awaited<ReturnType<typeof buildTestApp>>['app'], issueId: string) {
+  const list = (
+    await app.inject(`/api/v1/external-alert-events?issue_id=${issueId}&limit=200`)
+  ).json();
+  return list.items as Array<{
+    stage: string;
+    fingerprint: string;
+    namespace: string;
+    operator_id: string | null;
+    auth_method: string | null;
+    labels: Record<string, string>;
+  }>;
+}
+
+describe.each(backends())('error-tracker webhook on %s', async (backend) => {
+  const { app } = await buildTestApp({
+    backend,
+    env: {
+      ERRTRACKER_CLIENT_SECRET: SECRET,
+      OPERATOR_KEYS: 'ops-alice:alice-key',
+      SIGNAL_CONSUMER: 'false',
+    },
+  });
+
+  it('answers health', async () => {
+    const response = await app.inject('/api/v1/webhooks/errtracker/health');
+    expect(response.json()).toEqual({ status: 'ok', webhook: 'errtracker' });
+  });
+
+  it('checks the signature of the raw body (step 3)', async () => {
+    const missing = await deliver(app, issueAlert('sig-1'));
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json()).toEqual({ detail: 'Missing errtracker-hook-signature header' });
+    const wrong = await deliver(app, issueAlert('sig-1'), {
+      headers: { 'errtracker-hook-signature': 'abc' },
+    });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json()).toEqual({ detail: 'Invalid errtracker-hook-signature' });
+    const good = await deliver(app, issueAlert('sig-1'), { secret: SECRET });
+    expect(good.statusCode).toBe(200);
+  });
+
+  it('treats an unparsable body as an empty object (step 1) and ignores it (step 4)', async () => {
+    for (const raw of ['{not json', '[1,2]', '42']) {
+      const response = await deliver(app, raw, { secret: SECRET });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ status: 'ignored', reason: 'action is not triggered' });
+    }
+  });
+
+  it('ignores actions other than triggered (step 4)', async () => {
+    const response = await deliver(app, issueAlert('resolved-1', { action: 'resolved' }), {
+      secret: SECRET,
+    });
+    expect(response.json()).toEqual({ status: 'ignored', reason: 'action is not triggered' });
+    expect(await eventsOf(app, 'resolved-1')).toEqual([]);
+  });
+
+  it('accepts a new issue, then de-duplicates it for 600 s (steps 5 and 7)', async () => {
+    const first = await deliver(app, issueAlert('dedup-1'), { secret: SECRET });
+    expect(first.json()).toEqual({
+      status: 'accepted',
+      issue_id: 'dedup-1',
+      message: 'Analysis scheduled',
+    });
+    const second = await deliver(app, issueAlert('dedup-1'), { secret: SECRET });
+    expect(second.json()).toEqual({ status: 'deduplicated', issue_id: 'dedup-1', ttl: 600 });
+    const stages = (await eventsOf(app, 'dedup-1')).map((e) => e.stage);
+    expect(stages.filter((s) => s === 'received')).toHaveLength(2);
+    expect(stages.filter((s) => s === 'deduplicated')).toHaveLength(1);
+    const received = (await eventsOf(app, 'dedup-1')).find((e) => e.stage === 'received')!;
+    expect(received).toMatchObject({ fingerprint: 'errtracker-dedup-1', namespace: 'errtracker' });
+  });
+
+  it('ignores levels other than error and fatal, after de-duplication (step 6)', async () => {
+    const response = await deliver(app, issueAlert('warn-1', { level: 'warning' }), {
+      secret: SECRET,
+    });
+    expect(response.json()).toEqual({
+      status: 'ignored',
+      reason: 'level warning does not require analysis',
+    });
+    const again = await deliver(app, issueAlert('warn-1', { level: 'warning' }), {
+      secret: SECRET,
+    });
+    expect(again.json().status).toBe('deduplicated');
+  });
+
+  it('accepts exactly one of 100 concurrent deliveries of one issue', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () => deliver(app, issueAlert('storm-1'), { secret: SECRET })),
+    );
+    const statuses = responses.map((r) => r.json().status);
+    expect(statuses.filter((s) => s === 'accepted')).toHaveLength(1);
+    expect(statuses.filter((s) => s === 'deduplicated')).toHaveLength(99);
+    const stages = (await eventsOf(app, 'storm-1')).map((e) => e.stage);
+    expect(stages.filter((s) => s === 'deduplicated')).toHaveLength(99);
+  });
+
+  describe('canaries (step 2)', () => {
+    const canaries: Array<[string, unknown]> = [
+      ['issue id prefix', issueAlert('platform-canary-001')],
+      [
+        'short id, any case',
+        { action: 'triggered', data: { issue: { id: 'c-2', shortId: 'platform-canary-7' } } },
+      ],
+      ['title', issueAlert('c-3', { title: 'SourceProviderCanary' })],
+      [
+        'tag',
+        {
+          action: 'triggered',
+          data: { event: { issue_id: 'c-4', tags: [['platform_canary', 'TRUE']] } },
+        },
+      ],
+    ];
+
+    it.each(canaries)(
+      'records a canary by %s with operator headers, and nothing else',
+      async (_rule, body) => {
+        const response = await deliver(app, body, {
+          headers: { 'x-operator-id': 'ops-alice', 'x-operator-key': 'alice-key' },
+        });
+        expect(response.statusCode).toBe(200);
+        expect(response.json()).toEqual({
+          status: 'canary_recorded',
+          provider: 'errtracker',
+          event_id: expect.any(String),
+          conversation_event_id: expect.stringMatching(/^\d+-\d+$/),
+          side_effects: {
+            incident_created: false,
+            approval_created: false,
+            chat_sent: false,
+            agent_called: false,
+          },
+        });
+        const events = (
+          await app.inject(`/api/v1/external-alert-events?stage=upstream_canary&limit=200`)
+        ).json();
+        const event = events.items.find((e: { id: string }) => e.id === response.json().event_id);
+        expect(event).toMatchObject({
+          stage: 'upstream_canary',
+          project: 'platform',
+          provider: 'errtracker',
+          operator_id: 'ops-alice',
+          auth_method: 'operator_key',
+          fingerprint: expect.stringMatching(/^source-provider-canary:errtracker:/),
+          labels: { telegram: 'not_sent', incident: 'not_created', approval: 'not_created' },
+        });
+      },
+    );
+
+    it('accepts a canary authenticated by the hook signature', async () => {
+      const response = await deliver(app, issueAlert('platform-canary-sig'), { secret: SECRET });
+      expect(response.json().status).toBe('canary_recorded');
+      const [event] = await eventsOf(app, 'platform-canary-sig');
+      expect(event).toMatchObject({ auth_method: 'hook_signature', operator_id: null });
+    });
+
+    it('rejects a canary with neither (401)', async () => {
+      for (const headers of [
+        {},
+        { 'x-operator-id': 'ops-alice', 'x-operator-key': 'wrong' },
+        { 'x-operator-id': 'nobody', 'x-operator-key': 'alice-key' },
+      ]) {
+        const response = await deliver(app, issueAlert('platform-canary-x'), { headers });
+        expect(response.statusCode).toBe(401);
+        expect(response.json()).toEqual({ detail: 'Canary requires operator authentication' });
+      }
+    });
+
+    it('creates no approval and calls no analyzer for canaries', async () => {
+      await deliver(app, issueAlert('platform-canary-quiet'), { secret: SECRET });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const approvals = await app.services.store.db
+        .selectFrom('approvals')
+        .select('id')
+        .where('metadata', 'like', '%platform-canary-quiet%')
+        .execute();
+      expect(approvals).toEqual([]);
+    });
+  });
+
+  it('pages the events API and filters by stage and provider', async () => {
+    const page = (
+      await app.inject('/api/v1/external-alert-events?stage=received&provider=errtracker&limit=2')
+    ).json();
+    expect(page.items).toHaveLength(2);
+    expect(page.items.every((e: { stage: string }) => e.stage === 'received')).toBe(true);
+    expect(page.next_cursor).toEqual(expect.any(String));
+  });
+});
+
+describe('error-tracker webhook failures', () => {
+  it('rejects everything but canaries in prod without a secret', async () => {
+    const { app } = await buildTestApp({ env: { APP_ENV: 'prod', SIGNAL_CONSUMER: 'false' } });
+    const response = await deliver(app, issueAlert('prod-1'));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ detail: 'Errtracker client secret is not configured' });
+  });
+
+  it('skips verification outside prod without a secret', async () => {
+    const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    const response = await deliver(app, issueAlert('dev-1'));
+    expect(response.json().status).toBe('accepted');
+  });
+
+  it('answers 500 with the fixed detail when a canary cannot be recorded', async () => {
+    const { app } = await buildTestApp({ env: { OPERATOR_KEYS: 'a:k', SIGNAL_CONSUMER: 'false' } });
+    await app.services.store.close();
+    const response = await deliver(app, issueAlert('platform-canary-down'), {
+      headers: { 'x-operator-id': 'a', 'x-operator-key': 'k' },
+    });
+    expect(response.statusCode).toBe(500);
+    expect(response.json()).toEqual({ detail: 'errtracker upstream canary was not recorded' });
+  });
+
+  it('answers 500 with the error text on an unexpected failure (step 8)', async () => {
+    const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    await app.services.store.close();
+    const response = await app.inject({
+      method: 'POST',
+      url: TRACKER_URL,
+      payload: issueAlert('down-1'),
+    });
+    expect(response.statusCode).toBe(500);
+    expect(response.json().detail).toEqual(expect.any(String));
+    expect(response.json().detail.length).toBeGreaterThan(0);
+  });
+});
