@@ -163,11 +163,12 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
     });
 
     it('rejects a canary with neither (401)', async () => {
-      for (const headers of [
+      const attempts: Array<Record<string, string>> = [
         {},
         { 'x-operator-id': 'ops-alice', 'x-operator-key': 'wrong' },
         { 'x-operator-id': 'nobody', 'x-operator-key': 'alice-key' },
-      ]) {
+      ];
+      for (const headers of attempts) {
         const response = await deliver(app, issueAlert('platform-canary-x'), { headers });
         expect(response.statusCode).toBe(401);
         expect(response.json()).toEqual({ detail: 'Canary requires operator authentication' });

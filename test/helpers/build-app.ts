@@ -2,8 +2,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll } from 'vitest';
+import type { ResilienceOptions } from '../../src/adapters/analyzers/resilient-analyzer.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import type { Analyzer } from '../../src/ports/analyzer.js';
 import type { Clock } from '../../src/ports/clock.js';
 import {
   dropSchema,
@@ -36,6 +38,8 @@ export interface TestAppOptions {
   backend?: Backend;
   env?: Record<string, string>;
   clock?: Clock;
+  analyzer?: Analyzer;
+  resilience?: ResilienceOptions;
   /** Reuse the state of an earlier app (same data dir / schema / prefix): a restart. */
   reuse?: TestApp;
 }
@@ -71,7 +75,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const backend = options.reuse?.backend ?? options.backend ?? 'embedded';
   const base = options.reuse?.env ?? freshEnv(backend);
   const env = { ...base, ...options.env };
-  const app = await buildApp(loadConfig(env), { clock: options.clock });
+  const app = await buildApp(loadConfig(env), {
+    clock: options.clock,
+    analyzer: options.analyzer,
+    resilience: options.resilience,
+  });
   await app.ready();
   let closed = false;
   const close = async () => {
