@@ -14,8 +14,6 @@ export function bodyValidator<T>(schema: TSchema): (body: unknown) => T {
   return (body) => {
     if (validate(body)) return body as T;
     const issue = validate.errors?.[0];
-    throw errors.validation(
-      issue ? describeValidationIssue('body', issue) : 'body is invalid',
-    );
+    throw errors.validation(issue ? describeValidationIssue('body', issue) : 'body is invalid');
   };
 }

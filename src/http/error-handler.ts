@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { HttpError, errors } from '../errors.js';
+import { errors, HttpError } from '../errors.js';
 
 interface ValidationIssue {
   keyword: string;

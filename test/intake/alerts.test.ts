@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { TestClock, backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { backends, buildTestApp, postSigned, TestClock } from '../helpers/build-app.js';
 
 const URL = '/api/v1/webhooks/alerts';
 const crashLoop = {
