@@ -5,9 +5,13 @@ import type { ErrorContext, StackFrame } from '../../ports/analyzer.js';
  * not survive into {@link StackFrame}, so library frames are recognised by path and package.
  */
 
-/** Dependency and runtime paths: Python site-packages, node_modules, Node internals, Go's GOROOT/module cache. */
+/**
+ * Dependency and runtime paths: Python site-packages, node_modules, Node internals, Go's
+ * GOROOT/module cache. Node's own `internal/…` is matched only as `.js`: Go apps keep their
+ * code in `internal/` too.
+ */
 const LIBRARY_FILE =
-  /site-packages|dist-packages|node_modules|^node:|node:internal|^internal[/\\]|[/\\]lib[/\\]python\d|<frozen |[/\\]go[/\\](?:src|pkg[/\\]mod)[/\\]|^\/usr\/(?:local\/)?(?:lib|go)\//;
+  /site-packages|dist-packages|node_modules|^node:|^internal\/.*\.m?js$|[/\\]lib[/\\]python\d|<frozen |[/\\]go[/\\](?:src|pkg[/\\]mod)[/\\]|^\/usr\/(?:local\/)?(?:lib|go)\//;
 /** JVM, Go standard library and runtime packages. */
 const LIBRARY_FUNCTION =
   /^(?:java|javax|jdk|sun|com\.sun|kotlin|kotlinx|scala|org\.springframework|org\.apache|org\.hibernate|io\.netty|com\.zaxxer|com\.fasterxml)\.|^(?:runtime|reflect|net\/http|database\/sql|encoding\/json|sync)\./;

@@ -65,7 +65,7 @@ export const INPUT_SIGNATURES: readonly FailureSignature[] = [
         },
         {
           fields: TEXT,
-          pattern: /(?:invalid character|Unexpected character \() '(?<t>[^']{1,4})'/,
+          pattern: /(?:invalid character |Unexpected character \()'(?<t>[^']{1,4})'/,
           template: "'{t}'",
           label: 'character',
         },
@@ -128,7 +128,7 @@ export const INPUT_SIGNATURES: readonly FailureSignature[] = [
         {
           fields: TEXT,
           pattern:
-            /(?:with base \d+|to float|For input string|strconv\.\w+: parsing): ?['"](?<v>[^'"]{0,60})['"]/,
+            /(?:with base \d+: |to float: |For input string: |strconv\.\w+: parsing )['"](?<v>[^'"]{0,60})['"]/,
           template: "'{v}'",
         },
         {

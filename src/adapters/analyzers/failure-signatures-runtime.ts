@@ -146,7 +146,7 @@ export const RUNTIME_SIGNATURES: readonly FailureSignature[] = [
     rootCause:
       'The process for {project} ran out of memory ({subject}) while running {location}: a request or job loads too much at once (an unbounded query or file read into memory), memory leaks across requests (caches or listeners that only grow), or the limit is below the real working set.',
     impact:
-      'The process crashes or is killed, so every in-flight request or job on that instance fails, and it may restart in a loop.',
+      'The {project} process crashes or is killed, so every in-flight request or job on that instance fails, and it may restart in a loop.',
     fix: 'Check the memory graph before the crash: a sawtooth that keeps rising means a leak (take a heap dump/profile), a sudden spike means one large operation near {location} (stream or paginate it). Raise the limit only once the working set is understood.',
     prevention:
       'Bound every query and upload (pagination, size limits), cap cache sizes, and alert on memory at 80% of the container limit.',

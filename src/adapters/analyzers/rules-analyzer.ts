@@ -127,7 +127,7 @@ function subjectOf(signature: FailureSignature, texts: Texts): string | null {
         const groups = extractor.pattern.exec(text)?.groups;
         if (groups === undefined) continue;
         const value = clip(
-          extractor.template.replace(/\{(\w+)\}/g, (_, name: string) => groups[name] ?? ''),
+          extractor.template.replace(/\{(\w+)\}/g, (_, name: string) => groups[name]?.trim() ?? ''),
           100,
         );
         if (value.replace(/['"]/g, '').trim() === '') continue;
