@@ -1,0 +1,92 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, startProcess, waitForHttp } from './processes.js';
+import type { Target } from './target.js';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SERVER_JS = path.join(REPO_ROOT, 'dist/src/server.js');
+
+export type StoreMode =
+  | { kind: 'embedded' }
+  | { kind: 'distributed'; databaseUrl: string; redisUrl: string; redisKeyPrefix: string };
+
+export interface ServiceOptions {
+  mode: StoreMode;
+  /** Fresh per run: DATA_DIR and the process's working directory. */
+  workDir: string;
+  secret: string;
+  /** When set, the service runs with `--cpu-prof` and writes its profile here on exit. */
+  cpuProfileDir?: string;
+}
+
+/**
+ * Builds dist/ once per bench, so the numbers are for the code in the working tree. A failed
+ * type check still emits JavaScript; with others editing concurrently, that is run with a warning.
+ */
+export function buildService(): void {
+  console.log('Building the service (npm run build)…');
+  const result = spawnSync('npm', ['run', '--silent', 'build'], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
+  if (result.status === 0) return;
+  if (!existsSync(SERVER_JS)) {
+    throw new Error(`npm run build failed (exit ${result.status}) and ${SERVER_JS} is missing`);
+  }
+  console.error(
+    `\n!!! npm run build exited with ${result.status}; benchmarking the JavaScript it emitted anyway.\n`,
+  );
+}
+
+// Only what Node needs: a developer's DATABASE_URL or REDIS_URL must not leak into a run.
+const PASSED_THROUGH = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
+
+function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const name of PASSED_THROUGH) if (process.env[name]) env[name] = process.env[name];
+  Object.assign(env, {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    WEBHOOK_SECRET: options.secret,
+    LOG_LEVEL: 'warn',
+    APP_ENV: 'staging',
+    DATA_DIR: options.workDir,
+    READBACK_DIR: path.join(options.workDir, 'readbacks'),
+    SIGNAL_CONSUMER: 'true',
+  });
+  if (options.mode.kind === 'distributed') {
+    env.DATABASE_URL = options.mode.databaseUrl;
+    env.REDIS_URL = options.mode.redisUrl;
+    env.REDIS_KEY_PREFIX = options.mode.redisKeyPrefix;
+  }
+  return env;
+}
+
+/** `node dist/src/server.js` on a free loopback port, returned once it answers. */
+export async function startService(options: ServiceOptions): Promise<Target> {
+  const port = await freePort();
+  const profileArgs = options.cpuProfileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
+    : [];
+  const child = startProcess({
+    name: 'service',
+    command: process.execPath,
+    args: [...profileArgs, SERVER_JS],
+    env: serviceEnv(options, port),
+    cwd: options.workDir,
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    // The error-tracker health route is planned; until it exists /metrics proves the app is up.
+    const readyVia = await waitForHttp(child, [
+      `${baseUrl}/api/v1/webhooks/errtracker/health`,
+      `${baseUrl}/metrics`,
+    ]);
+    return { baseUrl, child, readyVia: new URL(readyVia).pathname, stop: () => child.stop() };
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+}
