@@ -15,6 +15,7 @@ import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
 import { startSignalConsumer } from './features/intake/signal-consumer.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { prepareGracefulClose } from './http/graceful-close.js';
 import { validatorCompiler } from './http/validator.js';
 import { observabilityRoutes } from './observability/observability-routes.js';
 
@@ -41,6 +42,7 @@ export async function buildApp(
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  const handlers = prepareGracefulClose(app);
   registerErrorHandler(app);
 
   // A bad rules file stops the start before any connection is opened.
@@ -49,6 +51,7 @@ export async function buildApp(
   const { services } = runtime;
   app.decorate('services', services);
   app.addHook('onClose', async () => {
+    await handlers.drain();
     await stopConsumer?.();
     await runtime.close();
   });

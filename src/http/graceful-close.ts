@@ -1,0 +1,42 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+
+/**
+ * What `app.close()` needs beyond Fastify's own: handlers whose client went away still
+ * finish before the database closes (their writes and job enqueues must land), responses
+ * sent while closing end their keep-alive connection, and connections still open after
+ * `graceMs` are cut so shutdown never waits out a keep-alive timeout.
+ */
+export function prepareGracefulClose(app: FastifyInstance, graceMs = 10_000) {
+  const running = new Set<Promise<unknown>>();
+  let closing = false;
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const handler = route.handler;
+    route.handler = function trackedHandler(this: unknown, request, reply) {
+      const result = (handler as (...args: unknown[]) => unknown).call(this, request, reply);
+      if (result instanceof Promise) {
+        running.add(result);
+        result.then(
+          () => running.delete(result),
+          () => running.delete(result),
+        );
+      }
+      return result;
+    } as RouteOptions['handler'];
+  });
+  app.addHook('preClose', async () => {
+    closing = true;
+    setTimeout(() => app.server.closeAllConnections(), graceMs).unref();
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+
+  return {
+    /** Resolves once every handler that started has settled. */
+    drain: async () => {
+      await Promise.allSettled([...running]);
+    },
+  };
+}
