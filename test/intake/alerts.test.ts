@@ -22,7 +22,8 @@ function expectedFingerprint(namespace: string, workload: string, alertType: str
 
 describe.each(backends())('alert webhook on %s', async (backend) => {
   const clock = new TestClock();
-  const { app } = await buildTestApp({ backend, clock, env: { SIGNAL_CONSUMER: 'false' } });
+  const testApp = await buildTestApp({ backend, clock, env: { SIGNAL_CONSUMER: 'false' } });
+  const { app } = testApp;
   const { store } = app.services;
 
   it('creates an incident and a pending approval for a new alert (CONTRACT)', async () => {
@@ -124,6 +125,23 @@ describe.each(backends())('alert webhook on %s', async (backend) => {
       .where('incident_id', '=', incidents[0]!.id)
       .execute();
     expect(approvals).toHaveLength(1);
+  });
+
+  it('converges across two replicas sharing the state: one incident, hit_count 200', async () => {
+    const replica = await buildTestApp({ reuse: testApp, clock, env: { SIGNAL_CONSUMER: 'false' } });
+    const alert = { ...crashLoop, namespace: 'replicas' };
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, n) => postSigned(n % 2 ? app : replica.app, URL, alert)),
+    );
+    const bodies = responses.map((r) => r.json());
+    expect(bodies.filter((b) => b.status === 'created')).toHaveLength(1);
+    expect(new Set(bodies.map((b) => b.hit_count)).size).toBe(200);
+    const incidents = await store.db
+      .selectFrom('incidents')
+      .select('hit_count')
+      .where('namespace', '=', 'replicas')
+      .execute();
+    expect(incidents).toEqual([{ hit_count: 200 }]);
   });
 
   it('handles an Alertmanager v4 batch: firing alerts handled, resolved ones only recorded', async () => {

@@ -1,9 +1,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
 import type { Store, Tables } from '../../ports/store.js';
 import { lockedTransaction, runMigrations } from '../sql/sql-support.js';
+
+/**
+ * Kysely's SQLite driver prepares every statement again; preparing costs more than running
+ * most of ours, so prepared statements are kept by their SQL text (queries are
+ * parameterized, so the set of texts is small).
+ */
+function withStatementCache(connection: Database.Database, limit = 500): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = connection.prepare(text);
+        if (statements.size >= limit) statements.delete(statements.keys().next().value as string);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
 
 /**
  * Embedded store: one better-sqlite3 connection in WAL mode. Kysely's driver serializes
@@ -16,7 +37,9 @@ export async function createSqliteStore(file: string): Promise<Store> {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 10000');
   connection.pragma('foreign_keys = ON');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<Tables>({
+    dialect: new SqliteDialect({ database: withStatementCache(connection) }),
+  });
   await runMigrations(db, 'sqlite');
 
   return {

@@ -2,7 +2,7 @@ import type { Services } from '../../services.js';
 import { alertIdAt } from './alert-id.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
-import { type ConvergeResult, convergeOrCreate, recordAlert, type TypedAlert } from './converge.js';
+import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } from './converge.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
 
@@ -29,6 +29,7 @@ export interface AlertIntake {
 
 export function createAlertIntake(services: Services, rules: AlertTypeRule[]): AlertIntake {
   const { store, clock, metrics, jobs } = services;
+  const convergeOrCreate = createConverger(store);
 
   function typeAlert(alert: FlatAlert, origin: string, now: number): TypedAlert {
     const { alertType, source } = resolveAlertType(alert, rules);
@@ -77,7 +78,7 @@ export function createAlertIntake(services: Services, rules: AlertTypeRule[]): A
           analysis_scheduled: false,
         };
       }
-      const result = await convergeOrCreate(store, typed, {
+      const result = await convergeOrCreate(typed, {
         now,
         requestedBy: options.requestedBy ?? `${origin}-intake`,
         signalEntryId: options.signalEntryId,

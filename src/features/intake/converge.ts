@@ -44,86 +44,180 @@ export interface ConvergeOptions {
   signalEntryId?: string;
 }
 
-/**
- * spec, `POST /webhooks/alerts`: an alert matching a pending or recent record only raises
- * its hit counter; otherwise it opens an incident with a pending approval. The lock on the
- * fingerprint makes concurrent identical alerts converge on one incident.
- */
-export function convergeOrCreate(
-  store: Store,
-  alert: TypedAlert,
-  options: ConvergeOptions,
-): Promise<ConvergeResult> {
-  return store.withLock(`alert:${alert.fingerprint}`, async (tx) => {
-    if (options.signalEntryId) {
-      const earlier = await tx
-        .selectFrom('signal_outcomes')
-        .select(['outcome', 'incident_id'])
-        .where('entry_id', '=', options.signalEntryId)
-        .executeTakeFirst();
-      if (earlier) return replayedResult(tx, alert, earlier.incident_id);
-    }
-    const existing = await tx
-      .selectFrom('incidents')
-      .leftJoin('approvals', 'approvals.id', 'incidents.approval_id')
-      .select(['incidents.id', 'incidents.approval_id', 'incidents.hit_count'])
-      .where('incidents.fingerprint', '=', alert.fingerprint)
-      .where((eb) =>
-        eb.or([
-          eb('approvals.status', '=', 'pending'),
-          eb('incidents.first_seen', '>', options.now - DEBOUNCE_WINDOW_MS),
-        ]),
-      )
-      .orderBy('incidents.seq', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    const result = existing
-      ? await converge(tx, alert, existing, options.now)
-      : await create(tx, alert, options);
-    if (options.signalEntryId) {
-      await tx
-        .insertInto('signal_outcomes')
-        .values({
-          entry_id: options.signalEntryId,
-          outcome: result.status === 'created' ? 'incident_created' : 'converged',
-          incident_id: result.incident_id,
-          processed_at: options.now,
-        })
-        .execute();
-    }
-    return result;
-  });
+interface Arrival {
+  alert: TypedAlert;
+  options: ConvergeOptions;
+  resolve: (result: ConvergeResult) => void;
+  reject: (error: unknown) => void;
 }
 
-async function converge(
-  tx: Tx,
+type IncidentHead = { id: string; approval_id: string | null; hit_count: number };
+
+export type ConvergeOrCreate = (
   alert: TypedAlert,
-  existing: { id: string; approval_id: string | null; hit_count: number },
-  now: number,
-): Promise<ConvergeResult> {
-  const updated = await tx
-    .updateTable('incidents')
-    .set({ hit_count: sql`hit_count + 1`, last_seen: now })
-    .where('id', '=', existing.id)
-    .returning('hit_count')
-    .executeTakeFirstOrThrow();
-  await recordAlert(tx, alert, existing.id, 'converged', now);
+  options: ConvergeOptions,
+) => Promise<ConvergeResult>;
+
+/**
+ * spec, `POST /webhooks/alerts`: an alert matching a pending or recent record only raises
+ * its hit counter; otherwise it opens an incident with a pending approval.
+ *
+ * The lock on the fingerprint makes concurrent identical alerts, from any process, converge
+ * on one incident. Within a process, alerts of one fingerprint that arrive while its
+ * transaction runs are handled together in the next one: an alert storm costs one commit
+ * per batch, not one per alert, and each alert still gets its own hit count.
+ */
+export function createConverger(store: Store): ConvergeOrCreate {
+  const waiting = new Map<string, Arrival[]>();
+  const busy = new Set<string>();
+
+  async function flush(fingerprint: string): Promise<void> {
+    const batch = waiting.get(fingerprint) ?? [];
+    waiting.delete(fingerprint);
+    busy.add(fingerprint);
+    try {
+      const results = await store.withLock(`alert:${fingerprint}`, (tx) =>
+        convergeBatch(tx, batch),
+      );
+      batch.forEach((arrival, index) => arrival.resolve(results[index]!));
+    } catch (error) {
+      for (const arrival of batch) arrival.reject(error);
+    } finally {
+      busy.delete(fingerprint);
+      if (waiting.has(fingerprint)) void flush(fingerprint);
+    }
+  }
+
+  return (alert, options) =>
+    new Promise<ConvergeResult>((resolve, reject) => {
+      const queue = waiting.get(alert.fingerprint);
+      if (queue) {
+        queue.push({ alert, options, resolve, reject });
+        return;
+      }
+      waiting.set(alert.fingerprint, [{ alert, options, resolve, reject }]);
+      if (!busy.has(alert.fingerprint)) setImmediate(() => void flush(alert.fingerprint));
+    });
+}
+
+async function convergeBatch(tx: Tx, batch: Arrival[]): Promise<ConvergeResult[]> {
+  const replays = await earlierOutcomes(tx, batch);
+  const fresh = batch.filter((arrival, index) => !replays.has(index));
+  const results = new Array<ConvergeResult>(batch.length);
+  for (const [index, incidentId] of replays) {
+    results[index] = await replayedResult(tx, batch[index]!.alert, incidentId);
+  }
+  if (fresh.length === 0) return results;
+
+  const now = Math.max(...fresh.map((arrival) => arrival.options.now));
+  const existing = await openIncident(tx, fresh[0]!.alert.fingerprint, now);
+  let head: IncidentHead;
+  let joining = fresh;
+  const outcomes: ConvergeResult[] = [];
+  if (existing) {
+    head = existing;
+  } else {
+    const first = fresh[0]!;
+    head = await createIncident(tx, first.alert, first.options);
+    outcomes.push(resultOf(first.alert, head, 'created', 1));
+    joining = fresh.slice(1);
+  }
+  if (joining.length > 0) {
+    const updated = await tx
+      .updateTable('incidents')
+      .set({ hit_count: sql`hit_count + ${joining.length}`, last_seen: now })
+      .where('id', '=', head.id)
+      .returning('hit_count')
+      .executeTakeFirstOrThrow();
+    const base = updated.hit_count - joining.length;
+    joining.forEach((arrival, index) => {
+      outcomes.push(resultOf(arrival.alert, head, 'converged', base + index + 1));
+    });
+  }
+  await tx
+    .insertInto('alerts')
+    .values(fresh.map((arrival, index) => alertRow(arrival, head.id, outcomes[index]!.status)))
+    .execute();
+  const fromSignals = fresh.flatMap((arrival, index) =>
+    arrival.options.signalEntryId
+      ? [
+          {
+            entry_id: arrival.options.signalEntryId,
+            outcome: outcomes[index]!.status === 'created' ? 'incident_created' : 'converged',
+            incident_id: head.id,
+            processed_at: arrival.options.now,
+          },
+        ]
+      : [],
+  );
+  if (fromSignals.length > 0) await tx.insertInto('signal_outcomes').values(fromSignals).execute();
+  let next = 0;
+  batch.forEach((_arrival, index) => {
+    if (!replays.has(index)) results[index] = outcomes[next++]!;
+  });
+  return results;
+}
+
+/** Signal entries already handled (a re-delivery), or twice in this batch: index → incident. */
+async function earlierOutcomes(tx: Tx, batch: Arrival[]): Promise<Map<number, string | null>> {
+  const replays = new Map<number, string | null>();
+  const ids = batch.map((arrival) => arrival.options.signalEntryId).filter(Boolean) as string[];
+  if (ids.length === 0) return replays;
+  const rows = await tx
+    .selectFrom('signal_outcomes')
+    .select(['entry_id', 'incident_id'])
+    .where('entry_id', 'in', ids)
+    .execute();
+  const handled = new Map(rows.map((row) => [row.entry_id, row.incident_id]));
+  const seen = new Set<string>();
+  batch.forEach((arrival, index) => {
+    const id = arrival.options.signalEntryId;
+    if (!id) return;
+    if (handled.has(id) || seen.has(id)) replays.set(index, handled.get(id) ?? null);
+    seen.add(id);
+  });
+  return replays;
+}
+
+function openIncident(tx: Tx, fingerprint: string, now: number): Promise<IncidentHead | undefined> {
+  return tx
+    .selectFrom('incidents')
+    .leftJoin('approvals', 'approvals.id', 'incidents.approval_id')
+    .select(['incidents.id', 'incidents.approval_id', 'incidents.hit_count'])
+    .where('incidents.fingerprint', '=', fingerprint)
+    .where((eb) =>
+      eb.or([
+        eb('approvals.status', '=', 'pending'),
+        eb('incidents.first_seen', '>', now - DEBOUNCE_WINDOW_MS),
+      ]),
+    )
+    .orderBy('incidents.seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+function resultOf(
+  alert: TypedAlert,
+  head: IncidentHead,
+  status: 'created' | 'converged',
+  hitCount: number,
+): ConvergeResult {
   return {
-    status: 'converged',
+    status,
     alert_id: alert.alertId,
     fingerprint: alert.fingerprint,
-    incident_id: existing.id,
-    approval_id: existing.approval_id,
-    hit_count: updated.hit_count,
-    analysis_scheduled: false,
+    incident_id: head.id,
+    approval_id: head.approval_id,
+    hit_count: hitCount,
+    analysis_scheduled: status === 'created',
   };
 }
 
-async function create(
+async function createIncident(
   tx: Tx,
   alert: TypedAlert,
   options: ConvergeOptions,
-): Promise<ConvergeResult> {
+): Promise<IncidentHead> {
   const incidentId = `inc-${crypto.randomUUID()}`;
   const approvalId = await insertApproval(
     tx,
@@ -170,16 +264,7 @@ async function create(
       approval_id: approvalId,
     })
     .execute();
-  await recordAlert(tx, alert, incidentId, 'created', options.now);
-  return {
-    status: 'created',
-    alert_id: alert.alertId,
-    fingerprint: alert.fingerprint,
-    incident_id: incidentId,
-    approval_id: approvalId,
-    hit_count: 1,
-    analysis_scheduled: true,
-  };
+  return { id: incidentId, approval_id: approvalId, hit_count: 1 };
 }
 
 async function replayedResult(
@@ -192,14 +277,19 @@ async function replayedResult(
     .select(['id', 'approval_id', 'hit_count'])
     .where('id', '=', incidentId ?? '')
     .executeTakeFirstOrThrow();
+  return resultOf(alert, incident, 'converged', incident.hit_count);
+}
+
+function alertRow(arrival: Arrival, incidentId: string, outcome: string) {
+  const { alert, options } = arrival;
   return {
-    status: 'converged',
     alert_id: alert.alertId,
+    incident_id: incidentId,
     fingerprint: alert.fingerprint,
-    incident_id: incident.id,
-    approval_id: incident.approval_id,
-    hit_count: incident.hit_count,
-    analysis_scheduled: false,
+    origin: alert.origin,
+    outcome,
+    received_at: options.now,
+    payload: JSON.stringify(alert.payload ?? null),
   };
 }
 

@@ -4,7 +4,7 @@ import type { AlertIntake } from './alert-intake.js';
 import { stringMap } from './alert-schema.js';
 import { workloadOf } from './fingerprint.js';
 import type { FlatAlert } from './normalize-alert.js';
-import { SIGNALS_STREAM, signalFromStreamFields } from './signal-schema.js';
+import { SIGNALS_STREAM, type StoredSignal, signalFromStreamFields } from './signal-schema.js';
 
 export const SIGNAL_CONSUMER_GROUP = 'signal-consumer';
 
@@ -33,17 +33,26 @@ export function startSignalConsumer(
   let stopped = false;
   let handling: Promise<void> = Promise.resolve();
 
-  async function handle(id: string, fields: Record<string, string>): Promise<void> {
-    const signal = signalFromStreamFields(fields);
-    if (signal.severity === 'info') {
-      await store.db
-        .insertInto('signal_outcomes')
-        .values({ entry_id: id, outcome: 'recorded', incident_id: null, processed_at: clock.now() })
-        .onConflict((oc) => oc.column('entry_id').doNothing())
-        .execute();
-      metrics.signalsConsumed.labels('recorded').inc();
-      return;
-    }
+  /** `info` signals are only recorded, all of a batch in one statement. */
+  async function recordInfo(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const processedAt = clock.now();
+    await store.db
+      .insertInto('signal_outcomes')
+      .values(
+        ids.map((id) => ({
+          entry_id: id,
+          outcome: 'recorded',
+          incident_id: null,
+          processed_at: processedAt,
+        })),
+      )
+      .onConflict((oc) => oc.column('entry_id').doNothing())
+      .execute();
+    metrics.signalsConsumed.labels('recorded').inc(ids.length);
+  }
+
+  async function raiseAlert(id: string, signal: StoredSignal): Promise<void> {
     const alert: FlatAlert = {
       alert_name: signal.alert_name,
       severity: signal.severity,
@@ -71,16 +80,34 @@ export function startSignalConsumer(
       try {
         await stream.ensureGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP);
         const entries = await stream.readGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP, consumer, {
-          count: options.batchSize ?? 50,
+          count: options.batchSize ?? 200,
           blockMs: options.blockMs ?? 1000,
           claimIdleMs: options.claimIdleMs ?? 30_000,
         });
-        for (const entry of entries) {
-          if (stopped) return;
-          handling = handle(entry.id, entry.fields);
-          await handling;
-          await stream.ack(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP, [entry.id]);
-        }
+        if (stopped) return;
+        // Entries are handled together: alerts of one fingerprint share a transaction, and
+        // only entries that were handled are acknowledged (the rest are delivered again).
+        const signals = entries.map((entry) => signalFromStreamFields(entry.fields));
+        const info = entries.filter((_entry, index) => signals[index]!.severity === 'info');
+        const work = entries.map((entry, index) =>
+          signals[index]!.severity === 'info' ? undefined : raiseAlert(entry.id, signals[index]!),
+        );
+        const recorded = recordInfo(info.map((entry) => entry.id));
+        handling = Promise.allSettled(entries.map((_entry, index) => work[index] ?? recorded)).then(
+          async (outcomes) => {
+            const done = entries.filter((_entry, index) => outcomes[index]!.status === 'fulfilled');
+            if (done.length > 0) {
+              await stream.ack(
+                SIGNALS_STREAM,
+                SIGNAL_CONSUMER_GROUP,
+                done.map((entry) => entry.id),
+              );
+            }
+            const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+            if (failure) throw (failure as PromiseRejectedResult).reason;
+          },
+        );
+        await handling;
         backoffMs = 100;
       } catch (error) {
         if (stopped) return;
