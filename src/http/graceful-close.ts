@@ -28,9 +28,10 @@ export function prepareGracefulClose(app: FastifyInstance, graceMs = 10_000) {
     closing = true;
     setTimeout(() => app.server.closeAllConnections(), graceMs).unref();
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // Callback style, not async: this runs on every response and a promise each time shows.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 
   return {

@@ -9,11 +9,12 @@ import type { Services } from '../services.js';
 export const observabilityRoutes = fp(
   async (app: FastifyInstance, { services }: { services: Services }) => {
     const { httpRequestDuration, registry } = services.metrics;
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       httpRequestDuration
         .labels(request.method, route, String(reply.statusCode))
         .observe(reply.elapsedTime / 1000);
+      done();
     });
     app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
       reply.header('content-type', registry.contentType);

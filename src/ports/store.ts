@@ -14,10 +14,10 @@ export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   readonly db: Db;
   /**
-   * Runs `work` in a transaction that holds an exclusive lock on `name` until it commits,
+   * Runs `work` in a transaction that holds an exclusive lock on each name until it commits,
    * across every connection and process sharing the database.
    */
-  withLock<T>(name: string, work: (tx: Tx) => Promise<T>): Promise<T>;
+  withLock<T>(names: string | readonly string[], work: (tx: Tx) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

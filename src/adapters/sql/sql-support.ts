@@ -22,19 +22,28 @@ export async function runMigrations(
   }
 }
 
-/** Takes the lock row for `name`; the row lock is held until the transaction ends. */
-export async function lockRow(tx: Db, name: string, now: number): Promise<void> {
+/**
+ * Takes the lock rows for `names`; row locks are held until the transaction ends. Sorted,
+ * so two transactions wanting overlapping sets always lock in the same order (no deadlock).
+ */
+export async function lockRows(tx: Db, names: readonly string[], now: number): Promise<void> {
+  const sorted = [...new Set(names)].sort();
+  if (sorted.length === 0) return;
   await tx
     .insertInto('mutexes')
-    .values({ name, touched_at: now })
+    .values(sorted.map((name) => ({ name, touched_at: now })))
     .onConflict((oc) => oc.column('name').doUpdateSet({ touched_at: now }))
     .execute();
 }
 
-/** One transaction holding the lock on `name`: how both SQL adapters implement withLock. */
-export function lockedTransaction<T>(db: Db, name: string, work: (tx: Tx) => Promise<T>) {
+/** One transaction holding the named locks: how both SQL adapters implement withLock. */
+export function lockedTransaction<T>(
+  db: Db,
+  names: string | readonly string[],
+  work: (tx: Tx) => Promise<T>,
+) {
   return db.transaction().execute(async (tx) => {
-    await lockRow(tx, name, Date.now());
+    await lockRows(tx, typeof names === 'string' ? [names] : names, Date.now());
     return work(tx);
   });
 }

@@ -51,7 +51,20 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+// Alerts arrive thousands a second and share the second they fall in: remember the last one.
+let lastSecond: { second: number; timeZone: string; parts: ZonedParts } | undefined;
+
 function zonedParts(epochMs: number, timeZone: string): ZonedParts {
+  const second = Math.floor(epochMs / 1000);
+  if (lastSecond && lastSecond.second === second && lastSecond.timeZone === timeZone) {
+    return lastSecond.parts;
+  }
+  const parts = computeZonedParts(epochMs, timeZone);
+  lastSecond = { second, timeZone, parts };
+  return parts;
+}
+
+function computeZonedParts(epochMs: number, timeZone: string): ZonedParts {
   const found: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
   for (const part of formatterFor(timeZone).formatToParts(epochMs)) found[part.type] = part.value;
   const hour = found.hour === '24' ? '00' : found.hour;

@@ -63,40 +63,58 @@ export type ConvergeOrCreate = (
  * its hit counter; otherwise it opens an incident with a pending approval.
  *
  * The lock on the fingerprint makes concurrent identical alerts, from any process, converge
- * on one incident. Within a process, alerts of one fingerprint that arrive while its
- * transaction runs are handled together in the next one: an alert storm costs one commit
- * per batch, not one per alert, and each alert still gets its own hit count.
+ * on one incident. Within a process, alerts that arrive while a transaction runs are handled
+ * together in the next one: an alert storm costs one commit per batch, not one per alert,
+ * and each alert still gets its own hit count.
  */
 export function createConverger(store: Store): ConvergeOrCreate {
-  const waiting = new Map<string, Arrival[]>();
-  const busy = new Set<string>();
+  let waiting = new Map<string, Arrival[]>();
+  let scheduled = false;
+  let flushing = false;
 
-  async function flush(fingerprint: string): Promise<void> {
-    const batch = waiting.get(fingerprint) ?? [];
-    waiting.delete(fingerprint);
-    busy.add(fingerprint);
+  function schedule() {
+    if (scheduled || flushing) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      void flush();
+    });
+  }
+
+  async function flush(): Promise<void> {
+    const batch = waiting;
+    waiting = new Map();
+    flushing = true;
+    const fingerprints = [...batch.keys()].sort();
     try {
-      const results = await store.withLock(`alert:${fingerprint}`, (tx) =>
-        convergeBatch(tx, batch),
+      const results = await store.withLock(
+        fingerprints.map((fingerprint) => `alert:${fingerprint}`),
+        async (tx) => {
+          const byFingerprint = new Map<string, ConvergeResult[]>();
+          for (const fingerprint of fingerprints) {
+            byFingerprint.set(fingerprint, await convergeBatch(tx, batch.get(fingerprint)!));
+          }
+          return byFingerprint;
+        },
       );
-      batch.forEach((arrival, index) => arrival.resolve(results[index]!));
+      for (const [fingerprint, arrivals] of batch) {
+        const outcomes = results.get(fingerprint)!;
+        arrivals.forEach((arrival, index) => arrival.resolve(outcomes[index]!));
+      }
     } catch (error) {
-      for (const arrival of batch) arrival.reject(error);
+      for (const arrivals of batch.values()) for (const arrival of arrivals) arrival.reject(error);
     } finally {
-      busy.delete(fingerprint);
-      if (waiting.has(fingerprint)) void flush(fingerprint);
+      flushing = false;
+      if (waiting.size > 0) schedule();
     }
   }
 
   return (alert, options) =>
     new Promise<ConvergeResult>((resolve, reject) => {
-      const queue = waiting.get(alert.fingerprint);
-      if (queue) {
-        queue.push({ alert, options, resolve, reject });
-        return;
-      }
-      waiting.set(alert.fingerprint, [{ alert, options, resolve, reject }]);
-      if (!busy.has(alert.fingerprint)) setImmediate(() => void flush(alert.fingerprint));
+      const queue = waiting.get(alert.fingerprint) ?? [];
+      queue.push({ alert, options, resolve, reject });
+      waiting.set(alert.fingerprint, queue);
+      schedule();
     });
 }
 
