@@ -196,6 +196,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .on('anomaly_occurrences')
           .columns(['anomaly_key', 'occurred_at'])
           .execute();
+        // Claims look up one job name at a time; without the name in front, every wake-up
+        // scans the queued jobs of every other name.
+        await db.schema
+          .createIndex('jobs_claim')
+          .on('jobs')
+          .columns(['name', 'status', 'run_after'])
+          .execute();
         await db.schema
           .alterTable('approvals')
           .addColumn('blast_radius', 'text', (c) => c.notNull().defaultTo('{}'))

@@ -24,27 +24,53 @@ export const FAILED = 'failed';
 export const INTERRUPTED_GRACE = 1;
 
 /** Inserts a queued job; an existing id is left alone unless it already finished. */
-export async function insertJob(
-  db: Db,
-  job: { id: string; name: string; payload: string; maxAttempts: number; now: number },
-): Promise<void> {
-  const fresh = {
-    name: job.name,
-    payload: job.payload,
-    status: QUEUED,
-    attempts_made: 0,
-    max_attempts: job.maxAttempts,
-    run_after: job.now,
-    locked_until: null,
-    last_error: null,
-    created_at: job.now,
-    updated_at: job.now,
-  };
+export interface NewJob {
+  id: string;
+  name: string;
+  payload: string;
+  maxAttempts: number;
+  now: number;
+}
+
+/**
+ * Inserts jobs in one statement; an id that is still queued or running is left as it is,
+ * one that finished is replaced. Ids must be distinct within one call.
+ */
+export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<void> {
+  if (jobs.length === 0) return;
   await db
     .insertInto('jobs')
-    .values({ id: job.id, ...fresh })
+    .values(
+      jobs.map((job) => ({
+        id: job.id,
+        name: job.name,
+        payload: job.payload,
+        status: QUEUED,
+        attempts_made: 0,
+        max_attempts: job.maxAttempts,
+        run_after: job.now,
+        locked_until: null,
+        last_error: null,
+        created_at: job.now,
+        updated_at: job.now,
+      })),
+    )
     .onConflict((oc) =>
-      oc.column('id').doUpdateSet(fresh).where('jobs.status', 'in', [COMPLETED, FAILED]),
+      oc
+        .column('id')
+        .doUpdateSet((eb) => ({
+          name: eb.ref('excluded.name'),
+          payload: eb.ref('excluded.payload'),
+          status: eb.ref('excluded.status'),
+          attempts_made: eb.ref('excluded.attempts_made'),
+          max_attempts: eb.ref('excluded.max_attempts'),
+          run_after: eb.ref('excluded.run_after'),
+          locked_until: eb.ref('excluded.locked_until'),
+          last_error: eb.ref('excluded.last_error'),
+          created_at: eb.ref('excluded.created_at'),
+          updated_at: eb.ref('excluded.updated_at'),
+        }))
+        .where('jobs.status', 'in', [COMPLETED, FAILED]),
     )
     .execute();
 }

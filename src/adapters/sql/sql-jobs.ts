@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../ports/clock.js';
 import type { JobHandler, JobOptions, JobQueue } from '../../ports/jobs.js';
 import type { Store } from '../../ports/store.js';
+import { groupCommit } from './group-commit.js';
 import { holdLease, type JobLease } from './sql-job-lease.js';
 import {
   abandonInterrupted,
@@ -13,8 +14,9 @@ import {
   findDue,
   finishRun,
   INTERRUPTED_GRACE,
-  insertJob,
+  insertJobs,
   type JobRow,
+  type NewJob,
   type Outcome,
   QUEUED,
   RUNNING,
@@ -66,6 +68,12 @@ export function createSqlJobs(
   let closed: Promise<void> | undefined;
   let poller: NodeJS.Timeout | undefined;
   let lastSweep = 0;
+  const inserts = groupCommit<NewJob>(async (jobs) => {
+    // Within one statement an id may appear once; a repeat is the same enqueue twice.
+    const distinct = new Map<string, NewJob>();
+    for (const job of jobs) if (!distinct.has(job.id)) distinct.set(job.id, job);
+    await insertJobs(db, [...distinct.values()]);
+  });
   // One claim pass at a time; a wake-up during a pass makes it go round once more.
   let pass: Promise<void> | undefined;
   let again = false;
@@ -182,8 +190,13 @@ export function createSqlJobs(
     async enqueue(name: string, payload: Record<string, unknown>, jobOptions: JobOptions = {}) {
       const id = jobOptions.jobId ?? crypto.randomUUID();
       const maxAttempts = Math.max(1, jobOptions.attempts ?? 3);
-      const body = JSON.stringify(payload);
-      await insertJob(db, { id, name, payload: body, maxAttempts, now: clock.now() });
+      await inserts.add({
+        id,
+        name,
+        payload: JSON.stringify(payload),
+        maxAttempts,
+        now: clock.now(),
+      });
       wake();
       return id;
     },
