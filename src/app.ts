@@ -6,6 +6,7 @@ import { ANALYZER_LIMITS } from './adapters/analyzers/resilient-analyzer.js';
 import { createServices, type ServiceOverrides } from './adapters/create-services.js';
 import type { Config } from './config.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
+import { createCardSender } from './features/chat/card-sender.js';
 import { analyzeIssue } from './features/errtracker/analyze-issue.js';
 import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
 import { ANALYZE_ISSUE_JOB, type AnalyzeIssueJob } from './features/errtracker/tracker-webhook.js';
@@ -68,6 +69,7 @@ export async function buildApp(
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(observabilityRoutes, { services });
+  const cards = createCardSender(services);
   const intake = createAlertIntake(services, alertTypeRules);
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
@@ -79,7 +81,7 @@ export async function buildApp(
     if (config.signalConsumer) stopConsumer = startSignalConsumer(services, intake);
     services.jobs.process(
       ANALYZE_ISSUE_JOB,
-      (payload) => analyzeIssue(services, payload as AnalyzeIssueJob),
+      (payload) => analyzeIssue(services, cards, payload as AnalyzeIssueJob),
       ANALYZER_LIMITS.concurrency,
     );
     await services.jobs.start();

@@ -1,9 +1,12 @@
-import type { ChatPort } from '../../ports/chat.js';
+import { ChatApiError, type ChatPort } from '../../ports/chat.js';
+
+const notConfigured = () => Promise.reject(new ChatApiError('any', 'CHAT_BOT_TOKEN is not set'));
 
 /** Used when no chat bot token is configured: the spec pushes cards only with a token. */
 export const noopChat: ChatPort = {
   configured: false,
-  async pushApprovalCard() {
-    return { sent: false, reason: 'CHAT_BOT_TOKEN is not set' };
-  },
+  sendMessage: notConfigured,
+  editMessage: notConfigured,
+  answerCallback: notConfigured,
+  getUpdates: notConfigured,
 };

@@ -105,4 +105,43 @@ export interface Tables {
     created_at: number;
   };
   anomaly_occurrences: { seq: Generated<number>; anomaly_key: string; occurred_at: number };
+  approval_decisions: {
+    seq: Generated<number>;
+    approval_id: string;
+    actor: string;
+    /** `approve`, `reject`, or a status move such as `execute` */
+    decision: string;
+    /** `chat`, `api`, `auto-repair` */
+    channel: string;
+    from_status: string;
+    to_status: string;
+    created_at: number;
+  };
+  chat_cards: {
+    nonce: string;
+    approval_id: string;
+    chat_id: string;
+    message_id: number | null;
+    text: string;
+    expires_at: number;
+    consumed_at: number | null;
+    created_at: number;
+  };
+  settings: { key: string; value: string; updated_at: number };
+  operation_log: {
+    seq: Generated<number>;
+    id: string;
+    type: string;
+    incident_id: string | null;
+    approval_id: string | null;
+    actor: string;
+    action_detail: string;
+    /** 1 or 0: SQLite has no boolean */
+    success: number;
+    error_message: string | null;
+    context: string;
+    created_at: number;
+    prev_hash: string;
+    hash: string;
+  };
 }

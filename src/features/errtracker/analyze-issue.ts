@@ -1,5 +1,6 @@
 import type { ErrorAnalysis } from '../../ports/analyzer.js';
 import type { Services } from '../../services.js';
+import type { CardSender } from '../chat/card-types.js';
 import { insertApproval } from '../approvals/approval-records.js';
 import {
   type AnomalyFrequency,
@@ -19,8 +20,12 @@ import type { AnalyzeIssueJob } from './tracker-webhook.js';
  * approval; record `approval_linked`; push the approval card; comment on the tracker issue
  * when analysis succeeded. Later steps run even when an earlier optional one failed.
  */
-export async function analyzeIssue(services: Services, job: AnalyzeIssueJob): Promise<void> {
-  const { store, clock, log, metrics, analyzer, chat, tracker, config } = services;
+export async function analyzeIssue(
+  services: Services,
+  cards: CardSender,
+  job: AnalyzeIssueJob,
+): Promise<void> {
+  const { store, clock, log, metrics, analyzer, tracker, config } = services;
   const { context } = job;
   const now = clock.now();
   let chainFailed = false;
@@ -73,7 +78,7 @@ export async function analyzeIssue(services: Services, job: AnalyzeIssueJob): Pr
   );
 
   try {
-    await chat.pushApprovalCard({
+    await cards.push({
       approval_id: approvalId,
       risk_level: request.risk_level,
       resource_name: context.culprit || context.project,

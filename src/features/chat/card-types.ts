@@ -1,0 +1,52 @@
+/** spec, Outgoing approval card: its parameters. */
+export interface ApprovalCardParams {
+  approval_id: string;
+  /** lower-case */
+  risk_level: string;
+  resource_name: string;
+  root_cause: string;
+  suggested_action: string;
+  estimated_downtime: string;
+  /** COLLAB (default), FE or BE */
+  primary_responsibility?: string;
+  confidence?: number;
+  namespace?: string;
+  hit_count?: number;
+  incident_id?: string;
+  metrics?: CardMetrics;
+  ai_tokens?: number;
+  ai_cost?: number;
+  ai_provider?: string;
+  anomaly_frequency?: Record<string, unknown> | null;
+}
+
+/** spec: "requests per second and trend, error rate, p99 latency and trend, trace link, auto-tuning command". */
+export interface CardMetrics {
+  rps?: number;
+  rps_trend?: string;
+  error_rate?: number;
+  p99_latency_ms?: number;
+  p99_trend?: string;
+  trace_link?: string;
+  auto_tuning_command?: string;
+}
+
+export interface CardPushResult {
+  sent: boolean;
+  message_id?: number;
+  nonce?: string;
+  /** Why nothing was sent, e.g. no bot token. */
+  reason?: string;
+  /** The chat API's own answer to sendMessage, for the test push. */
+  chat_response?: Record<string, unknown>;
+}
+
+/** Sends approval cards and keeps them current. */
+export interface CardSender {
+  /** Renders and sends a card with a fresh nonce; without a bot token sends nothing. */
+  push(card: ApprovalCardParams): Promise<CardPushResult>;
+  /** A converged alert: the approval's latest card shows the new hit count. */
+  refreshHitCount(approvalId: string, hitCount: number): Promise<void>;
+  /** A decided approval: its cards lose their buttons and say who decided. */
+  markDecided(approvalId: string, decision: string, actor: string): Promise<void>;
+}
