@@ -2,19 +2,19 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { ANALYZER_LIMITS } from './adapters/analyzers/resilient-analyzer.js';
 import { createServices, type ServiceOverrides } from './adapters/create-services.js';
+import { type Background, startBackground } from './background.js';
 import type { Config } from './config.js';
+import { EXECUTE_APPROVAL_JOB } from './features/approvals/approval-moves.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
+import type { CallbackDeps } from './features/chat/callback-handler.js';
 import { createCardSender } from './features/chat/card-sender.js';
-import { analyzeIssue } from './features/errtracker/analyze-issue.js';
+import { chatopsRoutes } from './features/chat/chatops-routes.js';
 import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
-import { ANALYZE_ISSUE_JOB, type AnalyzeIssueJob } from './features/errtracker/tracker-webhook.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
-import { startSignalConsumer } from './features/intake/signal-consumer.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { validatorCompiler } from './http/validator.js';
@@ -51,9 +51,10 @@ export async function buildApp(
   const runtime = await createServices(config, app.log, overrides);
   const { services } = runtime;
   app.decorate('services', services);
+  let background: Background | undefined;
   app.addHook('onClose', async () => {
     await handlers.drain();
-    await stopConsumer?.();
+    await background?.stop();
     await runtime.close();
   });
 
@@ -71,20 +72,27 @@ export async function buildApp(
   await app.register(observabilityRoutes, { services });
   const cards = createCardSender(services);
   const intake = createAlertIntake(services, alertTypeRules);
+  const callbacks: CallbackDeps = {
+    services,
+    cards,
+    onApproved: async (approvalId, actor) => {
+      await services.jobs.enqueue(EXECUTE_APPROVAL_JOB, { approval_id: approvalId, actor });
+    },
+  };
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
   await app.register(readApiRoutes, { prefix: '/api/v1', services });
   await app.register(approvalRoutes, { prefix: '/api/v1', services });
+  await app.register(chatopsRoutes, {
+    prefix: '/api/v1',
+    services,
+    cards,
+    callbacks,
+    pollingActive: () => background?.pollingActive() ?? false,
+  });
 
-  let stopConsumer: (() => Promise<void>) | undefined;
   app.addHook('onReady', async () => {
-    if (config.signalConsumer) stopConsumer = startSignalConsumer(services, intake);
-    services.jobs.process(
-      ANALYZE_ISSUE_JOB,
-      (payload) => analyzeIssue(services, cards, payload as AnalyzeIssueJob),
-      ANALYZER_LIMITS.concurrency,
-    );
-    await services.jobs.start();
+    background = await startBackground({ services, intake, cards, callbacks });
   });
   return app;
 }

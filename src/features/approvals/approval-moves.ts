@@ -1,0 +1,141 @@
+import type { Store, Tx } from '../../ports/store.js';
+import type { ApprovalStatus } from './approval-records.js';
+
+/** The background job that executes an approved approval's playbook. */
+export const EXECUTE_APPROVAL_JOB = 'approval.execute';
+
+/** CONTRACT, Approvals: critical risk needs two distinct signers; the rest need one. */
+export function signersNeeded(riskLevel: string): number {
+  return riskLevel === 'critical' ? 2 : 1;
+}
+
+export type DecisionOutcome =
+  | { ok: true; status: ApprovalStatus; execution_triggered: boolean; signers: string[] }
+  | { ok: false; message: string; status?: ApprovalStatus };
+
+export interface Decider {
+  actor: string;
+  /** `chat`, `api`, `auto-repair` */
+  channel: string;
+  now: number;
+}
+
+async function recordDecision(
+  tx: Tx,
+  approvalId: string,
+  decider: Decider,
+  decision: string,
+  from: string,
+  to: string,
+) {
+  await tx
+    .insertInto('approval_decisions')
+    .values({
+      approval_id: approvalId,
+      actor: decider.actor,
+      decision,
+      channel: decider.channel,
+      from_status: from,
+      to_status: to,
+      created_at: decider.now,
+    })
+    .execute();
+}
+
+type PendingLookup = { found: true; riskLevel: string } | { found: false; message: string };
+
+async function pendingApproval(tx: Tx, approvalId: string): Promise<PendingLookup> {
+  const approval = await tx
+    .selectFrom('approvals')
+    .select(['id', 'status', 'risk_level'])
+    .where('id', '=', approvalId)
+    .executeTakeFirst();
+  if (!approval) return { found: false, message: `Approval not found: ${approvalId}` };
+  if (approval.status !== 'pending') {
+    return { found: false, message: `Approval already ${approval.status}` };
+  }
+  return { found: true, riskLevel: approval.risk_level };
+}
+
+/**
+ * CONTRACT, Approvals: one signature approves; critical needs two distinct signers (the
+ * first leaves it pending); acting on a non-pending approval answers `Approval already
+ * <status>`. Under the approval's lock, so two approvers at once never both approve it.
+ */
+export function signApproval(
+  store: Store,
+  approvalId: string,
+  decider: Decider,
+): Promise<DecisionOutcome> {
+  return store.withLock(`approval:${approvalId}`, async (tx) => {
+    const found = await pendingApproval(tx, approvalId);
+    if (!found.found) return { ok: false, message: found.message };
+    const earlier = await tx
+      .selectFrom('approval_decisions')
+      .select('actor')
+      .where('approval_id', '=', approvalId)
+      .where('decision', '=', 'approve')
+      .execute();
+    const signers = [...new Set([...earlier.map((row) => row.actor), decider.actor])];
+    const approved = signers.length >= signersNeeded(found.riskLevel);
+    const to: ApprovalStatus = approved ? 'approved' : 'pending';
+    if (!earlier.some((row) => row.actor === decider.actor)) {
+      await recordDecision(tx, approvalId, decider, 'approve', 'pending', to);
+    }
+    if (approved) {
+      await tx
+        .updateTable('approvals')
+        .set({ status: 'approved', updated_at: decider.now })
+        .where('id', '=', approvalId)
+        .execute();
+    }
+    return { ok: true, status: to, execution_triggered: approved, signers };
+  });
+}
+
+/** CONTRACT, Approvals: "One rejection rejects." */
+export function rejectApproval(
+  store: Store,
+  approvalId: string,
+  decider: Decider,
+): Promise<DecisionOutcome> {
+  return store.withLock(`approval:${approvalId}`, async (tx) => {
+    const found = await pendingApproval(tx, approvalId);
+    if (!found.found) return { ok: false, message: found.message };
+    await recordDecision(tx, approvalId, decider, 'reject', 'pending', 'rejected');
+    await tx
+      .updateTable('approvals')
+      .set({ status: 'rejected', updated_at: decider.now })
+      .where('id', '=', approvalId)
+      .execute();
+    return { ok: true, status: 'rejected', execution_triggered: false, signers: [] };
+  });
+}
+
+/**
+ * Compare-and-set status move (execution: approved → executing → executed | failed).
+ * True when this caller made the move; false when the approval was not in `from`.
+ */
+export function moveApproval(
+  store: Store,
+  approvalId: string,
+  from: readonly string[],
+  to: ApprovalStatus,
+  decider: Decider,
+): Promise<boolean> {
+  return store.withLock(`approval:${approvalId}`, async (tx) => {
+    const current = await tx
+      .selectFrom('approvals')
+      .select('status')
+      .where('id', '=', approvalId)
+      .executeTakeFirst();
+    if (!current || !from.includes(current.status)) return false;
+    await tx
+      .updateTable('approvals')
+      .set({ status: to, updated_at: decider.now })
+      .where('id', '=', approvalId)
+      .execute();
+    await recordDecision(tx, approvalId, decider, 'move', current.status, to);
+    return true;
+  });
+}

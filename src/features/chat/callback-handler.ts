@@ -1,0 +1,153 @@
+import type { Services } from '../../services.js';
+import { rejectApproval, signApproval } from '../approvals/approval-moves.js';
+import type { CardSender } from './card-types.js';
+import { answerInformation } from './information-actions.js';
+
+/** CONTRACT, Chat callbacks: decision actions consume the nonce; information ones do not. */
+const DECISION_ACTIONS = new Set(['approve', 'reject']);
+const INFORMATION_ACTIONS = new Set(['details', 'logs', 'metrics', 'analyze']);
+
+/** CONTRACT: the acting user is `tg_<user_id>`. */
+export const CHAT_PREFIX = 'tg';
+
+export const GATEWAY_ERRORS = {
+  notAuthorized: 'User not authorized',
+  alreadyProcessed: 'Already processed',
+  nonceExpired: 'Nonce expired',
+  invalidNonce: 'Invalid nonce',
+} as const;
+
+export interface CallbackAnswer {
+  ok: boolean;
+  message: string;
+  approval_id?: string;
+  status?: string;
+  execution_triggered?: boolean;
+}
+
+export interface CallbackDeps {
+  services: Services;
+  cards: CardSender;
+  /** Starts execution in the background once an approval is approved. */
+  onApproved(approvalId: string, actor: string): Promise<void>;
+}
+
+interface ParsedCallback {
+  callbackId: string;
+  userId: number;
+  action: string;
+  approvalId: string;
+  nonce: string;
+}
+
+function parseCallback(update: unknown): ParsedCallback | 'not_callback' | 'invalid' {
+  const query = (update as { callback_query?: unknown } | null)?.callback_query;
+  if (query === undefined || query === null) return 'not_callback';
+  if (typeof query !== 'object') return 'invalid';
+  const { id, data, from } = query as { id?: unknown; data?: unknown; from?: { id?: unknown } };
+  const userId = from?.id;
+  if (typeof id !== 'string' || !id || typeof data !== 'string' || !data) return 'invalid';
+  if (typeof userId !== 'number' || !Number.isInteger(userId)) return 'invalid';
+  const parts = data.split(':');
+  if (parts.length !== 3 || parts.some((part) => part === '')) return 'invalid';
+  const [action, approvalId, nonce] = parts as [string, string, string];
+  return { callbackId: id, userId, action, approvalId, nonce };
+}
+
+/** Step 3: whitelist, then the nonce: known for this approval, unexpired, unused. */
+async function validateCallback(
+  services: Services,
+  callback: ParsedCallback,
+): Promise<string | null> {
+  const { config, store, clock } = services;
+  if (!config.chatWhitelist.includes(String(callback.userId))) return GATEWAY_ERRORS.notAuthorized;
+  const card = await store.db
+    .selectFrom('chat_cards')
+    .select(['approval_id', 'expires_at'])
+    .where('nonce', '=', callback.nonce)
+    .executeTakeFirst();
+  if (!card || card.approval_id !== callback.approvalId) return GATEWAY_ERRORS.invalidNonce;
+  const now = clock.now();
+  if (card.expires_at <= now) return GATEWAY_ERRORS.nonceExpired;
+  const approval = await store.db
+    .selectFrom('approvals')
+    .select('id')
+    .where('id', '=', callback.approvalId)
+    .executeTakeFirst();
+  if (!approval) return `Approval not found: ${callback.approvalId}`;
+  if (DECISION_ACTIONS.has(callback.action)) {
+    // The single-use check and the use are one statement: concurrent deliveries race here
+    // and exactly one wins.
+    const used = await store.db
+      .updateTable('chat_cards')
+      .set({ consumed_at: now })
+      .where('nonce', '=', callback.nonce)
+      .where('consumed_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(used.numUpdatedRows) === 0) return GATEWAY_ERRORS.alreadyProcessed;
+  }
+  return null;
+}
+
+async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<CallbackAnswer> {
+  const { services, cards } = deps;
+  const failure = await validateCallback(services, callback);
+  if (failure) return { ok: false, message: failure };
+  const actor = `${CHAT_PREFIX}_${callback.userId}`;
+  const { approvalId, action } = callback;
+  if (INFORMATION_ACTIONS.has(action)) {
+    await answerInformation(services, action, approvalId);
+    return { ok: true, message: `info:${action}`, approval_id: approvalId };
+  }
+  const decider = { actor, channel: 'chat', now: services.clock.now() };
+  if (action === 'approve') {
+    const outcome = await signApproval(services.store, approvalId, decider);
+    if (!outcome.ok) return { ok: false, message: outcome.message };
+    if (outcome.status === 'approved') {
+      await cards.markDecided(approvalId, 'Approved', actor);
+      await deps.onApproved(approvalId, actor);
+    } else {
+      await cards.markDecided(approvalId, 'Signed, waiting for a second signer', actor);
+    }
+    return {
+      ok: true,
+      message: 'Approved',
+      approval_id: approvalId,
+      status: outcome.status,
+      execution_triggered: outcome.execution_triggered,
+    };
+  }
+  if (action === 'reject') {
+    const outcome = await rejectApproval(services.store, approvalId, decider);
+    if (!outcome.ok) return { ok: false, message: outcome.message };
+    await cards.markDecided(approvalId, 'Rejected', actor);
+    return { ok: true, message: 'Rejected', approval_id: approvalId, status: outcome.status };
+  }
+  return { ok: false, message: 'Unknown action' };
+}
+
+/**
+ * spec, Callback handling order, for webhook deliveries and long polling alike. Every
+ * callback that reaches the service is answered (`answerCallbackQuery`).
+ */
+export async function handleChatUpdate(
+  deps: CallbackDeps,
+  update: unknown,
+): Promise<CallbackAnswer> {
+  const callback = parseCallback(update);
+  if (callback === 'not_callback') return { ok: true, message: 'Ignored (not callback_query)' };
+  if (callback === 'invalid') return { ok: false, message: 'Invalid callback data' };
+  let answer: CallbackAnswer;
+  try {
+    answer = await act(deps, callback);
+  } catch (error) {
+    answer = { ok: false, message: (error as Error).message || String(error) };
+  }
+  const { chat, log } = deps.services;
+  if (chat.configured) {
+    await chat.answerCallback(callback.callbackId, answer.message).catch((error: unknown) => {
+      log.warn({ err: error }, 'answerCallbackQuery failed');
+    });
+  }
+  return answer;
+}

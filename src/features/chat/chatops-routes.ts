@@ -1,0 +1,127 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { HttpError } from '../../errors.js';
+import { StringEnum } from '../../http/schema-types.js';
+import { ChatApiError } from '../../ports/chat.js';
+import type { Services } from '../../services.js';
+import { type CallbackDeps, handleChatUpdate } from './callback-handler.js';
+import type { CardSender } from './card-types.js';
+import { readLastUpdateId } from './long-polling.js';
+
+export const CHATOPS_DETAILS = {
+  testPushInProd: 'Test push is disabled in production',
+} as const;
+
+/** spec, Test push: the body's defaults. */
+export const TEST_PUSH_DEFAULTS = {
+  risk_level: 'medium',
+  resource_name: 'example-api-7d9f8b6c5-x2x4z',
+  root_cause: 'Test push: a placeholder root cause to check the approval card layout.',
+  suggested_action: 'DELETE_POD',
+  estimated_downtime: '~30s',
+  incident_id: '',
+} as const;
+
+const TestPushBody = Type.Object({
+  approval_id: Type.String({ minLength: 1, maxLength: 38 }),
+  risk_level: Type.Optional(
+    StringEnum(['low', 'medium', 'high', 'critical'], { default: TEST_PUSH_DEFAULTS.risk_level }),
+  ),
+  resource_name: Type.Optional(Type.String()),
+  root_cause: Type.Optional(Type.String()),
+  suggested_action: Type.Optional(Type.String()),
+  estimated_downtime: Type.Optional(Type.String()),
+  incident_id: Type.Optional(Type.String()),
+});
+type TestPushBody = {
+  approval_id: string;
+  risk_level?: string;
+  resource_name?: string;
+  root_cause?: string;
+  suggested_action?: string;
+  estimated_downtime?: string;
+  incident_id?: string;
+};
+
+export interface ChatopsOptions {
+  services: Services;
+  cards: CardSender;
+  callbacks: CallbackDeps;
+  pollingActive: () => boolean;
+}
+
+/** spec, Chat gateway (prefix /chatops). */
+export async function chatopsRoutes(app: FastifyInstance, options: ChatopsOptions) {
+  const { services, cards, callbacks } = options;
+  const { config } = services;
+  // spec: the webhook answers HTTP 200 always, so even an unreadable body is an update
+  // without a callback_query.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, raw, done) => {
+    try {
+      done(null, JSON.parse(String(raw)));
+    } catch {
+      done(null, {});
+    }
+  });
+
+  app.post(
+    '/chatops/webhook',
+    {
+      schema: {
+        summary: 'Chat update delivered by webhook (deprecated: the service long-polls)',
+        deprecated: true,
+        tags: ['chatops'],
+        body: Type.Unknown(),
+      },
+    },
+    async (request) => handleChatUpdate(callbacks, request.body),
+  );
+
+  app.post(
+    '/chatops/test-push',
+    {
+      schema: {
+        summary: 'Push a test approval card to the chat',
+        tags: ['chatops'],
+        body: TestPushBody,
+      },
+    },
+    async (request) => {
+      if (config.appEnv === 'prod') throw new HttpError(403, CHATOPS_DETAILS.testPushInProd);
+      const body = request.body as TestPushBody;
+      try {
+        const result = await cards.push({
+          approval_id: body.approval_id,
+          risk_level: body.risk_level ?? TEST_PUSH_DEFAULTS.risk_level,
+          resource_name: body.resource_name ?? TEST_PUSH_DEFAULTS.resource_name,
+          root_cause: body.root_cause ?? TEST_PUSH_DEFAULTS.root_cause,
+          suggested_action: body.suggested_action ?? TEST_PUSH_DEFAULTS.suggested_action,
+          estimated_downtime: body.estimated_downtime ?? TEST_PUSH_DEFAULTS.estimated_downtime,
+          incident_id: body.incident_id ?? TEST_PUSH_DEFAULTS.incident_id,
+        });
+        if (!result.sent) throw new ChatApiError('sendMessage', result.reason ?? 'not sent');
+        return { ok: true, message: 'Test push sent', chat_response: result.chat_response ?? {} };
+      } catch (error) {
+        if (error instanceof ChatApiError)
+          throw new HttpError(502, `Chat API error: ${error.reason}`);
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    '/chatops/health',
+    { schema: { summary: 'Chat gateway configuration and polling state', tags: ['chatops'] } },
+    async () => ({
+      status: config.chatBotToken && config.chatChatId ? 'configured' : 'not_configured',
+      mode: 'long_polling',
+      polling_active: options.pollingActive(),
+      bot_token_set: Boolean(config.chatBotToken),
+      chat_id_set: Boolean(config.chatChatId),
+      whitelist_count: config.chatWhitelist.length,
+      last_update_id: await readLastUpdateId(services.store.db),
+      environment: config.appEnv,
+    }),
+  );
+}
