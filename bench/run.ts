@@ -17,6 +17,7 @@ import { installExitHandlers, stopAll } from './lib/processes.js';
 import type { RunOutcome } from './lib/run-spec.js';
 import { buildService, REPO_ROOT } from './lib/service.js';
 import { type BenchReport, compare, printReport, writeReport } from './report.js';
+import { errtrackerComparisons, errtrackerRuns } from './runs/errtracker-runs.js';
 import { intakeComparisons, intakeRuns } from './runs/intake-runs.js';
 
 const SECRET = 'bench-secret';
@@ -78,19 +79,22 @@ async function main(): Promise<number> {
       notes.push('Alertmanager run skipped: /usr/bin/prometheus-alertmanager not found.');
     if (profiled) await mkdir(profileDir, { recursive: true });
 
-    const specs = intakeRuns({
+    const context = {
       secret: SECRET,
       tag,
       totalSeconds: settings.seconds + settings.warmupSeconds,
-      workDir: async (name) => {
+      workDir: async (name: string) => {
         const dir = path.join(baseDir, name);
         await mkdir(dir, { recursive: true });
         return dir;
       },
       distributedUnavailable: unavailable,
       alertmanagerBinary: binary,
-      cpuProfileDir: (runId) => (profiled?.has(runId) ? profileDir : undefined),
-    }).filter((spec) => !only || only.has(spec.id));
+      cpuProfileDir: (runId: string) => (profiled?.has(runId) ? profileDir : undefined),
+    };
+    const specs = [...intakeRuns(context), ...errtrackerRuns(context)].filter(
+      (spec) => !only || only.has(spec.id),
+    );
     if (specs.length === 0)
       throw new Error(`BENCH_ONLY matched no run: ${[...(only ?? [])].join(', ')}`);
     usedDistributed = !unavailable && specs.some((spec) => spec.id.endsWith('-distributed'));
@@ -112,7 +116,7 @@ async function main(): Promise<number> {
       },
       settings,
       runs,
-      comparisons: compare(runs, intakeComparisons),
+      comparisons: compare(runs, [...intakeComparisons, ...errtrackerComparisons]),
       notes,
     };
     printReport(report);

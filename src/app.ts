@@ -15,6 +15,8 @@ import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
+import { inventoryRoutes } from './features/inventory/inventory-routes.js';
+import { operationLogRoutes } from './features/repair/operation-log-routes.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { validatorCompiler } from './http/validator.js';
@@ -83,6 +85,8 @@ export async function buildApp(
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
   await app.register(readApiRoutes, { prefix: '/api/v1', services });
   await app.register(approvalRoutes, { prefix: '/api/v1', services });
+  await app.register(inventoryRoutes, { prefix: '/api/v1', services });
+  await app.register(operationLogRoutes, { prefix: '/api/v1', services });
   await app.register(chatopsRoutes, {
     prefix: '/api/v1',
     services,

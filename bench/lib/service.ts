@@ -50,6 +50,7 @@ function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
     HOST: '127.0.0.1',
     PORT: String(port),
     WEBHOOK_SECRET: options.secret,
+    ERRTRACKER_CLIENT_SECRET: options.secret,
     LOG_LEVEL: 'warn',
     APP_ENV: 'staging',
     DATA_DIR: options.workDir,

@@ -18,6 +18,7 @@ import { createRedisStream } from './redis/redis-stream.js';
 import { createSqlJobs } from './sql/sql-jobs.js';
 import { createSqlOnceKeys } from './sql/sql-once-keys.js';
 import { createSqlStream } from './sql/sql-stream.js';
+import { createTelegramChat } from './telegram/telegram-chat.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -54,7 +55,13 @@ export async function createServices(
       { apiBase: config.errtrackerApiBase, token: config.errtrackerApiToken },
       log,
     ),
-    chat: noopChat,
+    chat: config.chatBotToken
+      ? createTelegramChat({
+          token: config.chatBotToken,
+          chatId: config.chatChatId ?? '',
+          apiBase: config.chatApiBase,
+        })
+      : noopChat,
   };
   if (!config.redisUrl) {
     const services: Services = {

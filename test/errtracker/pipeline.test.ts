@@ -57,7 +57,11 @@ describe.each(backends())('error-tracker background analysis on %s', async (back
     expect(approval.metadata.stacktrace.length).toBeLessThanOrEqual(5);
     expect(approval.description).toMatch(/Root cause: .+/);
 
-    const events = (await app.inject('/api/v1/external-alert-events?issue_id=pipe-1')).json().items;
+    const events = await waitFor(async () => {
+      const items = (await app.inject('/api/v1/external-alert-events?issue_id=pipe-1')).json()
+        .items as Array<{ stage: string; approval_id: string | null }>;
+      return items.length === 2 ? items : undefined;
+    });
     expect(events.map((e: { stage: string }) => e.stage)).toEqual(['approval_linked', 'received']);
     expect(events[0].approval_id).toBe(approval.id);
 

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../ports/clock.js';
 import type { JobHandler, JobOptions, JobQueue } from '../../ports/jobs.js';
 import type { Store } from '../../ports/store.js';
-import { groupCommit } from './group-commit.js';
+import { groupCommit } from '../../support/group-commit.js';
 import { holdLease, type JobLease } from './sql-job-lease.js';
 import {
   abandonInterrupted,

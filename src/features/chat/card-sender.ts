@@ -1,11 +1,175 @@
+import crypto from 'node:crypto';
 import type { Services } from '../../services.js';
-import type { CardSender } from './card-types.js';
+import { appendOperation } from '../repair/operation-log.js';
+import { renderApprovalCard, renderDecidedCard } from './approval-card.js';
+import {
+  decodeStoredCard,
+  encodeStoredCard,
+  insertCard,
+  saveStoredCard,
+  sentCardsOfApproval,
+  setCardMessageId,
+} from './card-records.js';
+import type { ApprovalCardParams, CardPushResult, CardSender } from './card-types.js';
 
-// Being replaced by the chat feature's real sender (in progress).
-export function createCardSender(_services: Services): CardSender {
-  return {
-    push: async () => ({ sent: false, reason: 'CHAT_BOT_TOKEN is not set' }),
-    refreshHitCount: async () => {},
-    markDecided: async () => {},
+/** CONTRACT, Chat callbacks: a nonce is "valid 24 hours". */
+export const CARD_NONCE_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** The operation-log actor of every card push. */
+export const CHAT_GATEWAY_ACTOR = 'chat-gateway';
+
+/** spec, Outgoing approval card: "pushed only when a chat bot token is configured". */
+export const NOT_CONFIGURED_REASON = 'CHAT_BOT_TOKEN is not set';
+
+/** CONTRACT, Chat callbacks: "16 lower-case hex characters, one per card". */
+export function newCardNonce(): string {
+  return crypto.randomBytes(8).toString('hex');
+}
+
+/**
+ * The operation log is readable through the API, so it names a card by a hash prefix of
+ * its nonce: enough to match a callback, useless to forge one.
+ */
+export function nonceHashPrefix(nonce: string): string {
+  return crypto.createHash('sha256').update(nonce).digest('hex').slice(0, 12);
+}
+
+export function createCardSender(services: Services): CardSender {
+  const { store, chat, clock, config, log } = services;
+  const chatId = config.chatChatId ?? '';
+  const serially = keyedSerial();
+
+  async function recordPush(
+    card: ApprovalCardParams,
+    nonce: string,
+    messageId: number | null,
+    error: unknown,
+  ): Promise<void> {
+    const success = error === undefined;
+    try {
+      await appendOperation(
+        store,
+        {
+          type: 'CHAT_SENT',
+          incidentId: card.incident_id || null,
+          approvalId: card.approval_id,
+          actor: CHAT_GATEWAY_ACTOR,
+          actionDetail: `${success ? 'approval card sent' : 'approval card not sent'} to chat ${chatId}`,
+          success,
+          errorMessage: success ? null : error instanceof Error ? error.message : String(error),
+          context: {
+            message_id: messageId,
+            nonce_hash_prefix: nonceHashPrefix(nonce),
+            risk_level: card.risk_level,
+          },
+        },
+        clock.now(),
+      );
+    } catch (logError) {
+      log.error({ err: logError, approvalId: card.approval_id }, 'CHAT_SENT entry not written');
+    }
+  }
+
+  async function push(card: ApprovalCardParams): Promise<CardPushResult> {
+    if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
+    const nonce = newCardNonce();
+    let messageId: number | null = null;
+    try {
+      const { text, keyboard } = renderApprovalCard(card, nonce);
+      const now = clock.now();
+      // The row exists before the message does, so no callback can name an unknown nonce.
+      // A failed send keeps it: a timed-out message may still have reached the chat.
+      await insertCard(store.db, {
+        nonce,
+        approval_id: card.approval_id,
+        chat_id: chatId,
+        message_id: null,
+        text: encodeStoredCard({ params: card, text, decided: null }),
+        expires_at: now + CARD_NONCE_TTL_MS,
+        consumed_at: null,
+        created_at: now,
+      });
+      const sent = await chat.sendMessage(text, keyboard);
+      messageId = sent.message_id;
+      await setCardMessageId(store.db, nonce, sent.message_id);
+      await recordPush(card, nonce, messageId, undefined);
+      return { sent: true, message_id: sent.message_id, nonce, chat_response: sent.raw };
+    } catch (error) {
+      // Rethrown as is: a ChatApiError becomes the test push's 502 `Chat API error: <reason>`.
+      await recordPush(card, nonce, messageId, error);
+      throw error;
+    }
+  }
+
+  // CONTRACT: "Converged alerts edit the existing card's hit count instead of sending a new one".
+  async function refreshHitCount(approvalId: string, hitCount: number): Promise<void> {
+    if (!chat.configured) return;
+    await serially(approvalId, async () => {
+      try {
+        const latest = (await sentCardsOfApproval(store.db, approvalId)).at(-1);
+        if (!latest || latest.message_id === null || latest.consumed_at !== null) return;
+        const stored = decodeStoredCard(latest.text);
+        // A decided card keeps its decision; a count that arrives late never lowers the shown one.
+        if (!stored.params || stored.decided) return;
+        if ((stored.params.hit_count ?? 1) >= hitCount) return;
+        const params = { ...stored.params, hit_count: hitCount };
+        const { text, keyboard } = renderApprovalCard(params, latest.nonce);
+        await chat.editMessage(latest.message_id, text, keyboard);
+        await saveStoredCard(store.db, latest.nonce, { params, text, decided: null });
+      } catch (error) {
+        log.warn({ err: error, approvalId, hitCount }, 'approval card hit count not refreshed');
+      }
+    });
+  }
+
+  // CONTRACT, Chat callbacks: "a decided card loses its buttons ... and shows who decided".
+  async function markDecided(approvalId: string, decision: string, actor: string): Promise<void> {
+    if (!chat.configured) return;
+    await serially(approvalId, async () => {
+      let cards: Awaited<ReturnType<typeof sentCardsOfApproval>>;
+      try {
+        cards = await sentCardsOfApproval(store.db, approvalId);
+      } catch (error) {
+        log.warn({ err: error, approvalId }, 'approval cards not read');
+        return;
+      }
+      const at = clock.now();
+      for (const card of cards) {
+        if (card.message_id === null) continue;
+        try {
+          const stored = decodeStoredCard(card.text);
+          const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
+          await chat.editMessage(card.message_id, text, null);
+          await saveStoredCard(store.db, card.nonce, {
+            ...stored,
+            decided: { decision, actor, at },
+          });
+        } catch (error) {
+          log.warn(
+            { err: error, approvalId, messageId: card.message_id },
+            'card not marked decided',
+          );
+        }
+      }
+    });
+  }
+
+  return { push, refreshHitCount, markDecided };
+}
+
+/**
+ * Runs the work for one key one at a time, in call order, so a hit count and a decision for
+ * the same approval never interleave their read-render-edit-save steps.
+ */
+function keyedSerial() {
+  const tails = new Map<string, Promise<void>>();
+  return (key: string, work: () => Promise<void>): Promise<void> => {
+    const run = (tails.get(key) ?? Promise.resolve()).then(work);
+    const tail = run.catch(() => {});
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
   };
 }

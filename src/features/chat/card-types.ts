@@ -11,19 +11,25 @@ export interface ApprovalCardParams {
   primary_responsibility?: string;
   confidence?: number;
   namespace?: string;
+  /** Above 1, the root cause is prefixed `[x<hit_count>]` (outside its 100-character cut). */
   hit_count?: number;
+  /** Non-empty: the card gets a second row, Details and Analyze (CONTRACT, Chat callbacks). */
   incident_id?: string;
   metrics?: CardMetrics;
   ai_tokens?: number;
+  /** In US dollars; shown with up to four decimals. */
   ai_cost?: number;
   ai_provider?: string;
+  /** spec, Anomaly frequency fields; shown only when `count_24h` is greater than 1. */
   anomaly_frequency?: Record<string, unknown> | null;
 }
 
 /** spec: "requests per second and trend, error rate, p99 latency and trend, trace link, auto-tuning command". */
 export interface CardMetrics {
   rps?: number;
+  /** A word or arrow shown after the value, e.g. `rising` or `↑`. */
   rps_trend?: string;
+  /** A fraction from 0 to 1, shown as a percentage. */
   error_rate?: number;
   p99_latency_ms?: number;
   p99_trend?: string;

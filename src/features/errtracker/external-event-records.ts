@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db, Tables } from '../../ports/store.js';
+import { groupCommit } from '../../support/group-commit.js';
 import type { CanaryAuth, ExternalAlertEventFields } from './canary.js';
 
 export interface RecordedEventExtras {
@@ -8,7 +9,24 @@ export interface RecordedEventExtras {
   approvalId?: string;
 }
 
-/** Stores one stage of one delivery; returns the event id. */
+type EventRow = Insertable<Tables['external_alert_events']>;
+
+// One batching writer per database: deliveries arriving together share one insert.
+const writers = new WeakMap<Db, (row: EventRow) => Promise<void>>();
+
+function writerFor(db: Db) {
+  let writer = writers.get(db);
+  if (!writer) {
+    const batch = groupCommit<EventRow>(async (rows) => {
+      await db.insertInto('external_alert_events').values(rows).execute();
+    });
+    writer = (row) => batch.add(row);
+    writers.set(db, writer);
+  }
+  return writer;
+}
+
+/** Stores one stage of one delivery; resolves with the event id once it is written. */
 export async function recordExternalEvent(
   db: Db,
   fields: ExternalAlertEventFields,
@@ -16,29 +34,26 @@ export async function recordExternalEvent(
   extras: RecordedEventExtras = {},
 ): Promise<string> {
   const id = crypto.randomUUID();
-  await db
-    .insertInto('external_alert_events')
-    .values({
-      id,
-      project: fields.project,
-      provider: fields.provider,
-      stage: fields.stage,
-      issue_id: fields.issue_id,
-      title: fields.title,
-      severity: fields.severity,
-      namespace: fields.namespace,
-      target_resource: fields.target_resource,
-      fingerprint: fields.fingerprint,
-      source_url: fields.source_url,
-      labels: JSON.stringify(fields.labels),
-      annotations: JSON.stringify(fields.annotations),
-      payload: JSON.stringify(fields.payload ?? null),
-      operator_id: extras.auth?.operatorId ?? null,
-      auth_method: extras.auth?.method ?? null,
-      approval_id: extras.approvalId ?? null,
-      created_at: now,
-    })
-    .execute();
+  await writerFor(db)({
+    id,
+    project: fields.project,
+    provider: fields.provider,
+    stage: fields.stage,
+    issue_id: fields.issue_id,
+    title: fields.title,
+    severity: fields.severity,
+    namespace: fields.namespace,
+    target_resource: fields.target_resource,
+    fingerprint: fields.fingerprint,
+    source_url: fields.source_url,
+    labels: JSON.stringify(fields.labels),
+    annotations: JSON.stringify(fields.annotations),
+    payload: JSON.stringify(fields.payload ?? null),
+    operator_id: extras.auth?.operatorId ?? null,
+    auth_method: extras.auth?.method ?? null,
+    approval_id: extras.approvalId ?? null,
+    created_at: now,
+  });
   return id;
 }
 

@@ -1,0 +1,139 @@
+import {
+  ChatApiError,
+  type ChatPort,
+  type ChatUpdate,
+  type InlineKeyboard,
+} from '../../ports/chat.js';
+
+export interface TelegramChatOptions {
+  /** CHAT_BOT_TOKEN: part of every URL, so it never appears in an error or a log line. */
+  token: string;
+  /** CHAT_CHAT_ID; empty when unset, and then sendMessage refuses before any call. */
+  chatId: string;
+  /** CHAT_API_BASE (CONTRACT: `{base}/bot{token}/{method}`). */
+  apiBase: string;
+  /** How long a call may take, long polls excepted; default 10 s. */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** CONTRACT, Chat callbacks: the service acts on button presses and reads messages. */
+const ALLOWED_UPDATES = ['callback_query', 'message'];
+
+/** An edit that changes nothing is a success for us: the message already shows the text. */
+const NOT_MODIFIED = 'message is not modified';
+
+type Answer = { ok?: unknown; result?: unknown; description?: unknown } & Record<string, unknown>;
+
+/** The chat port on the Telegram Bot API, over global fetch, JSON bodies, plain text. */
+export function createTelegramChat(options: TelegramChatOptions): ChatPort {
+  const base = options.apiBase.replace(/\/+$/, '');
+  const callTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const hideToken = (text: string) =>
+    options.token ? text.split(options.token).join('<token>') : text;
+
+  async function call(
+    method: string,
+    body: Record<string, unknown>,
+    timeoutMs = callTimeoutMs,
+    signal?: AbortSignal,
+  ): Promise<Answer & { result: unknown }> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const response = await fetch(`${base}/bot${options.token}/${method}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      status = response.status;
+      text = await response.text();
+    } catch (error) {
+      // The caller's own abort (shutdown) is not a chat failure: it gets its reason back.
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) throw new ChatApiError(method, `no answer within ${timeoutMs} ms`);
+      throw new ChatApiError(method, hideToken(networkReason(error)));
+    }
+    const answer = parseAnswer(text);
+    if (answer?.ok === true) return answer as Answer & { result: unknown };
+    const description =
+      typeof answer?.description === 'string' && answer.description
+        ? answer.description
+        : `HTTP ${status}`;
+    throw new ChatApiError(method, hideToken(description));
+  }
+
+  return {
+    configured: true,
+    async sendMessage(text: string, keyboard?: InlineKeyboard) {
+      if (!options.chatId) throw new ChatApiError('sendMessage', 'CHAT_CHAT_ID is not set');
+      const answer = await call('sendMessage', {
+        chat_id: options.chatId,
+        text,
+        ...(keyboard ? { reply_markup: { inline_keyboard: keyboard } } : {}),
+      });
+      const messageId = (answer.result as { message_id?: unknown } | null)?.message_id;
+      if (typeof messageId !== 'number') {
+        throw new ChatApiError('sendMessage', 'answer without a message_id');
+      }
+      return { message_id: messageId, raw: answer };
+    },
+    async editMessage(messageId: number, text: string, keyboard: InlineKeyboard | null) {
+      try {
+        await call('editMessageText', {
+          chat_id: options.chatId,
+          message_id: messageId,
+          text,
+          // An empty keyboard removes the buttons explicitly (CONTRACT: a decided card loses them).
+          reply_markup: { inline_keyboard: keyboard ?? [] },
+        });
+      } catch (error) {
+        if (error instanceof ChatApiError && error.reason.includes(NOT_MODIFIED)) return;
+        throw error;
+      }
+    },
+    async answerCallback(callbackQueryId: string, text?: string) {
+      await call('answerCallbackQuery', {
+        callback_query_id: callbackQueryId,
+        ...(text !== undefined ? { text } : {}),
+      });
+    },
+    async getUpdates(offset: number, timeoutSeconds: number, signal: AbortSignal) {
+      // The server holds a long poll up to `timeout` seconds; our own limit must be longer.
+      const limitMs = timeoutSeconds * 1000 + callTimeoutMs;
+      const answer = await call(
+        'getUpdates',
+        { offset, timeout: timeoutSeconds, allowed_updates: ALLOWED_UPDATES },
+        limitMs,
+        signal,
+      );
+      if (!Array.isArray(answer.result)) {
+        throw new ChatApiError('getUpdates', 'answer without an update list');
+      }
+      return answer.result as ChatUpdate[];
+    },
+  };
+}
+
+function parseAnswer(text: string): Answer | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Answer)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** fetch says only `fetch failed`; the cause names what happened (refused, reset, DNS). */
+function networkReason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  return cause instanceof Error && cause.message
+    ? `${error.message}: ${cause.message}`
+    : error.message;
+}

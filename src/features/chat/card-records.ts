@@ -1,0 +1,88 @@
+import type { Selectable } from 'kysely';
+import type { Db, Tables } from '../../ports/store.js';
+import { renderDecidedCard } from './approval-card.js';
+import type { ApprovalCardParams } from './card-types.js';
+
+export type CardRow = Selectable<Tables['chat_cards']>;
+
+/**
+ * What the `chat_cards.text` column holds: JSON with the card's parameters, its current
+ * text (with buttons) and its decision once made. Keeping the parameters lets a converged
+ * alert re-render the card with a new hit count instead of patching rendered text, and
+ * keeping the decision lets a late hit count skip a card that has lost its buttons. The
+ * shown text is `shownCardText`.
+ */
+export interface StoredCard {
+  /** Null for a row whose text is not ours (plain text): it can be decided, not re-rendered. */
+  params: ApprovalCardParams | null;
+  /** The card as sent or last refreshed, before any decision line. */
+  text: string;
+  decided: CardDecision | null;
+}
+
+export interface CardDecision {
+  decision: string;
+  actor: string;
+  at: number;
+}
+
+export function encodeStoredCard(card: StoredCard): string {
+  return JSON.stringify(card);
+}
+
+export function decodeStoredCard(column: string): StoredCard {
+  try {
+    const value = JSON.parse(column) as Partial<StoredCard> | null;
+    if (value && typeof value === 'object' && typeof value.text === 'string') {
+      return { params: value.params ?? null, text: value.text, decided: value.decided ?? null };
+    }
+  } catch {}
+  return { params: null, text: column, decided: null };
+}
+
+/** The text the chat shows for this card: with its decision line once decided. */
+export function shownCardText(card: StoredCard, timeZone: string): string {
+  const { decided } = card;
+  return decided
+    ? renderDecidedCard(card.text, decided.decision, decided.actor, decided.at, timeZone)
+    : card.text;
+}
+
+export async function insertCard(db: Db, row: CardRow): Promise<void> {
+  await db.insertInto('chat_cards').values(row).execute();
+}
+
+export async function setCardMessageId(db: Db, nonce: string, messageId: number): Promise<void> {
+  await db
+    .updateTable('chat_cards')
+    .set({ message_id: messageId })
+    .where('nonce', '=', nonce)
+    .execute();
+}
+
+export async function saveStoredCard(db: Db, nonce: string, card: StoredCard): Promise<void> {
+  await db
+    .updateTable('chat_cards')
+    .set({ text: encodeStoredCard(card) })
+    .where('nonce', '=', nonce)
+    .execute();
+}
+
+export function findCard(db: Db, nonce: string): Promise<CardRow | undefined> {
+  return db.selectFrom('chat_cards').selectAll().where('nonce', '=', nonce).executeTakeFirst();
+}
+
+/**
+ * Oldest first; only cards the chat accepted (a message id) can be edited. Message ids rise
+ * within a chat, so they order cards pushed within the same millisecond.
+ */
+export function sentCardsOfApproval(db: Db, approvalId: string): Promise<CardRow[]> {
+  return db
+    .selectFrom('chat_cards')
+    .selectAll()
+    .where('approval_id', '=', approvalId)
+    .where('message_id', 'is not', null)
+    .orderBy('created_at')
+    .orderBy('message_id')
+    .execute();
+}

@@ -1,0 +1,208 @@
+import type { Executor } from '../../ports/executor.js';
+import type { Services } from '../../services.js';
+import type { ApprovalStatus } from '../approvals/approval-records.js';
+import { appendOperation } from './operation-log.js';
+import { matchPlaybook, type Playbook } from './playbooks.js';
+import { countSuccessfulRuns, loadRepairCase, type RepairCase } from './repair-case.js';
+import { decideRepair, type RepairDecision } from './repair-decision.js';
+import { repairResultText } from './repair-result-text.js';
+import { type RepairResult, recordExecution, runPlaybook } from './run-playbook.js';
+
+/** CONTRACT, Auto-repair: automatic moves are made "with actor `auto-repair`". */
+export const AUTO_REPAIR_ACTOR = 'auto-repair';
+const EVALUATED_SCOPE = 'repair-evaluated';
+/** Longer than any approval stays pending. */
+const EVALUATED_TTL_SECONDS = 90 * 24 * 3600;
+
+/**
+ * Atomic compare-and-set of an approval's status, recorded with who and from which channel
+ * (issue 4: "Every move is atomic"). Resolves false when the status was not one of `from`.
+ */
+export type MoveApproval = (
+  approvalId: string,
+  from: readonly ApprovalStatus[],
+  to: ApprovalStatus,
+  actor: string,
+  channel: string,
+) => Promise<boolean>;
+
+export interface RepairMessage {
+  text: string;
+  approval_id: string;
+  incident_id: string | null;
+  actor: string;
+}
+
+/** Sends a repair's result to the chat (issue 4) and records CHAT_RESULT_SENT. */
+export type NotifyResult = (message: RepairMessage) => Promise<void>;
+
+/** What the repair feature needs beyond Services; app.ts builds it once. */
+export interface RepairDeps {
+  executor: Executor;
+  playbooks: readonly Playbook[];
+  moveApproval: MoveApproval;
+  notifyResult: NotifyResult;
+}
+
+/**
+ * spec, What the service does (4): evaluates an automatic repair after an approval is created.
+ * Writes AUTO_REPAIR_TRIGGERED with the decision; when allowed, runs the playbook. A dry run
+ * leaves the approval `pending`; a real executor moves it `pending` → `executing` →
+ * `executed`/`failed` as `auto-repair` (CONTRACT, Auto-repair). Returns null when it did not
+ * evaluate: the approval is gone, no longer `pending`, or was evaluated before.
+ */
+export async function evaluateAutoRepair(
+  services: Services,
+  deps: RepairDeps,
+  approvalId: string,
+): Promise<RepairDecision | null> {
+  const { store, clock, log } = services;
+  const repair = await loadRepairCase(store.db, approvalId);
+  if (repair?.approval.status !== 'pending') {
+    log.info({ approvalId, status: repair?.approval.status }, 'auto-repair skipped');
+    return null;
+  }
+  const match = matchPlaybook(deps.playbooks, repair.subject);
+  const decision = decideRepair({
+    severity: repair.severity,
+    risk_level: repair.approval.risk_level,
+    match,
+    successfulRuns: match ? await countSuccessfulRuns(store.db, match.playbook.id) : 0,
+  });
+  // At most one evaluation per approval, even when a job repeats or two run at once. Claimed
+  // after the reads so a failed read can retry; a claim lost to a crash leaves the approval
+  // pending for a person, the safe side.
+  if (!(await services.once.claim(EVALUATED_SCOPE, approvalId, EVALUATED_TTL_SECONDS))) {
+    return null;
+  }
+  await appendOperation(
+    store,
+    {
+      type: 'AUTO_REPAIR_TRIGGERED',
+      incidentId: repair.target.incident_id,
+      approvalId,
+      actor: AUTO_REPAIR_ACTOR,
+      actionDetail: decision.can_auto_repair
+        ? `Auto-repair allowed: playbook ${decision.playbook?.id}`
+        : `Auto-repair blocked (${decision.blocked_by}): ${decision.reason}`,
+      success: decision.can_auto_repair,
+      errorMessage: null,
+      context: { decision, subject: repair.subject, executor: deps.executor.name },
+    },
+    clock.now(),
+  );
+  if (!decision.can_auto_repair || !match) return decision;
+
+  const settles = deps.executor.changesState;
+  if (settles) {
+    const moved = await deps.moveApproval(
+      approvalId,
+      ['pending'],
+      'executing',
+      AUTO_REPAIR_ACTOR,
+      AUTO_REPAIR_ACTOR,
+    );
+    // A person decided between our read and the move; their decision stands.
+    if (!moved) return decision;
+  }
+  await runToEnd(services, deps, repair, match.playbook, AUTO_REPAIR_ACTOR, {
+    channel: settles ? AUTO_REPAIR_ACTOR : null,
+    decision,
+  });
+  return decision;
+}
+
+/**
+ * CONTRACT, Approvals: "When an approval becomes `approved`, execution starts in the
+ * background ... and moves it to `executing`, then `executed` or `failed`." Call it with the
+ * approval in `approved`; it makes the `approved` → `executing` move itself, so of two
+ * callers only one executes. People override the severity policy (it governs automatic
+ * repair only). With the dry-run executor the steps are recorded, not run, and the approval
+ * still ends `executed`: the contract's approved path names no other end state, and the
+ * EXECUTION_COMPLETED entry says `executor: dry-run` with `simulated` steps.
+ * Returns null when the approval was not `approved`.
+ */
+export async function executeApprovedPlaybook(
+  services: Services,
+  deps: RepairDeps,
+  approvalId: string,
+  actor: string,
+  channel = 'chat',
+): Promise<RepairResult | null> {
+  const repair = await loadRepairCase(services.store.db, approvalId);
+  if (repair?.approval.status !== 'approved') return null;
+  if (!(await deps.moveApproval(approvalId, ['approved'], 'executing', actor, channel)))
+    return null;
+  const match = matchPlaybook(deps.playbooks, repair.subject);
+  let refusal: string | null = null;
+  if (!match) {
+    refusal = `No playbook matches alert type ${repair.subject.alert_type}`;
+  } else if (
+    match.playbook.risk_level === 'critical' &&
+    repair.approval.risk_level !== 'critical'
+  ) {
+    // Break-glass needs the two signers of a critical approval (CONTRACT, Approvals); one
+    // signature on a lower-risk approval does not unlock a critical playbook.
+    refusal = `Playbook ${match.playbook.id} is critical (break-glass) but the approval is ${repair.approval.risk_level}: it needs a critical approval with two signers`;
+  }
+  return runToEnd(services, deps, repair, refusal ? null : (match?.playbook ?? null), actor, {
+    channel,
+    refusal,
+  });
+}
+
+async function runToEnd(
+  services: Services,
+  deps: RepairDeps,
+  repair: RepairCase,
+  playbook: Playbook | null,
+  actor: string,
+  options: { channel: string | null; decision?: RepairDecision; refusal?: string | null },
+): Promise<RepairResult> {
+  const run = { store: services.store, clock: services.clock, executor: deps.executor };
+  let result: RepairResult | undefined;
+  try {
+    if (playbook) {
+      result = await runPlaybook(
+        { ...run, kubectlContext: services.config.kubectlContext },
+        playbook,
+        repair.target,
+        actor,
+      );
+    } else {
+      result = {
+        success: false,
+        playbook_id: null,
+        executed_steps: [],
+        execution_time_ms: 0,
+        error: options.refusal ?? 'No playbook to execute',
+      };
+      await recordExecution(run, result, repair.target, actor, 0);
+    }
+  } finally {
+    // Even when the run threw, the approval must not stay `executing` forever.
+    if (options.channel !== null) {
+      const to = result?.success ? 'executed' : 'failed';
+      await deps.moveApproval(repair.approval.id, ['executing'], to, actor, options.channel);
+    }
+  }
+  const text = repairResultText({
+    approvalId: repair.approval.id,
+    actor,
+    playbook: playbook ? { id: playbook.id, name: playbook.name } : null,
+    executor: deps.executor.name,
+    result,
+    decision: options.decision,
+  });
+  try {
+    await deps.notifyResult({
+      text,
+      approval_id: repair.approval.id,
+      incident_id: repair.target.incident_id,
+      actor,
+    });
+  } catch (error) {
+    services.log.warn({ err: error, approvalId: repair.approval.id }, 'repair result not sent');
+  }
+  return result;
+}

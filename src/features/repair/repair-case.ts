@@ -1,0 +1,96 @@
+import type { Selectable } from 'kysely';
+import type { Db, Tables } from '../../ports/store.js';
+import { type Approval, findApproval } from '../approvals/approval-records.js';
+import type { RepairSubject } from './playbooks.js';
+import type { IncidentSeverity } from './repair-decision.js';
+import type { RepairTarget } from './run-playbook.js';
+
+/** Everything a repair needs to know about one approval. */
+export interface RepairCase {
+  approval: Approval;
+  /** Null without an incident: error-tracker approvals have none (spec, incident id). */
+  severity: IncidentSeverity | null;
+  subject: RepairSubject;
+  target: RepairTarget;
+}
+
+type IncidentRow = Selectable<Tables['incidents']>;
+
+const SEVERITIES: readonly string[] = ['P0', 'P1', 'P2', 'P3'];
+
+export async function loadRepairCase(db: Db, approvalId: string): Promise<RepairCase | undefined> {
+  const approval = await findApproval(db, approvalId);
+  if (!approval) return undefined;
+  const incident = approval.incident_id
+    ? await db
+        .selectFrom('incidents')
+        .selectAll()
+        .where('id', '=', approval.incident_id)
+        .executeTakeFirst()
+    : undefined;
+  return repairCaseOf(approval, incident);
+}
+
+/**
+ * An alert's approval takes type, severity and target from its incident. An error-tracker
+ * approval has only its metadata: `alert_type` is `errtracker_<level>` (spec), an
+ * `error_signature` is read when the pipeline recorded the analyzer's signature id, and the
+ * tracker project stands in for the workload (spec: related_services is `[project]`).
+ */
+export function repairCaseOf(approval: Approval, incident: IncidentRow | undefined): RepairCase {
+  const meta = approval.metadata;
+  const workload = incident?.workload || textOf(meta.workload) || textOf(meta.project) || '';
+  return {
+    approval,
+    severity:
+      incident && SEVERITIES.includes(incident.severity)
+        ? (incident.severity as IncidentSeverity)
+        : null,
+    subject: {
+      alert_type: incident?.alert_type ?? textOf(meta.alert_type) ?? 'custom',
+      error_signature: textOf(meta.error_signature) ?? null,
+      labels: incident ? labelsOf(incident.labels) : {},
+    },
+    target: {
+      // CONTRACT, Alert webhook: namespace defaults to `default`.
+      namespace: incident?.namespace || textOf(meta.namespace) || 'default',
+      workload,
+      target: incident?.target_resource || textOf(meta.target_resource) || workload,
+      incident_id: approval.incident_id,
+      approval_id: approval.id,
+    },
+  };
+}
+
+/**
+ * Successful real runs of a playbook. Dry runs do not count: a playbook that has only been
+ * simulated has never changed a cluster, so its first real run is still a cold start.
+ */
+export async function countSuccessfulRuns(db: Db, playbookId: string): Promise<number> {
+  // The LIKE narrows the scan portably (no JSON operators shared by SQLite and PostgreSQL);
+  // playbook ids are kebab-case, so they hold no LIKE wildcards. Parsing confirms each row.
+  const rows = await db
+    .selectFrom('operation_log')
+    .select('context')
+    .where('type', '=', 'EXECUTION_COMPLETED')
+    .where('success', '=', 1)
+    .where('context', 'like', `%"playbook_id":${JSON.stringify(playbookId)}%`)
+    .execute();
+  return rows.filter((row) => {
+    const context = JSON.parse(row.context) as { playbook_id?: unknown; executor?: unknown };
+    return context.playbook_id === playbookId && context.executor !== 'dry-run';
+  }).length;
+}
+
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+function labelsOf(json: string): Record<string, string> {
+  const parsed = JSON.parse(json) as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(parsed).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
+}
