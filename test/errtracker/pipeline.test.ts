@@ -63,7 +63,7 @@ describe.each(backends())('error-tracker background analysis on %s', async (back
       return items.length === 2 ? items : undefined;
     });
     expect(events.map((e: { stage: string }) => e.stage)).toEqual(['approval_linked', 'received']);
-    expect(events[0].approval_id).toBe(approval.id);
+    expect(events[0]?.approval_id).toBe(approval.id);
 
     const comment = await waitFor(async () =>
       tracker.requests.find((r) => r.url === '/api/0/issues/pipe-1/comments/'),

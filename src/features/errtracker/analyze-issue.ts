@@ -1,7 +1,7 @@
 import type { ErrorAnalysis } from '../../ports/analyzer.js';
 import type { Services } from '../../services.js';
-import type { CardSender } from '../chat/card-types.js';
 import { insertApproval } from '../approvals/approval-records.js';
+import type { CardSender } from '../chat/card-types.js';
 import {
   type AnomalyFrequency,
   anomalyFrequency,

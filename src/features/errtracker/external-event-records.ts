@@ -7,6 +7,8 @@ import type { CanaryAuth, ExternalAlertEventFields } from './canary.js';
 export interface RecordedEventExtras {
   auth?: CanaryAuth;
   approvalId?: string;
+  /** The payload already serialized (the raw request body), to skip serializing it again. */
+  payloadJson?: string;
 }
 
 type EventRow = Insertable<Tables['external_alert_events']>;
@@ -48,7 +50,7 @@ export async function recordExternalEvent(
     source_url: fields.source_url,
     labels: JSON.stringify(fields.labels),
     annotations: JSON.stringify(fields.annotations),
-    payload: JSON.stringify(fields.payload ?? null),
+    payload: extras.payloadJson ?? JSON.stringify(fields.payload ?? null),
     operator_id: extras.auth?.operatorId ?? null,
     auth_method: extras.auth?.method ?? null,
     approval_id: extras.approvalId ?? null,

@@ -90,11 +90,20 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
     return { status: 'ignored', reason: 'action is not triggered' };
   }
 
-  await recordExternalEvent(store.db, externalEventFields(context, 'received', payload), now);
+  // The body parsed to this object, so its raw text is the payload's JSON as received.
+  const payloadJson = delivery.rawBody.length > 0 ? delivery.rawBody.toString('utf8') : '{}';
+  await recordExternalEvent(store.db, externalEventFields(context, 'received', payload), now, {
+    payloadJson,
+  });
   if (!context.issue_id) return { status: 'ignored', reason: 'issue id is missing' };
   const first = await once.claim('errtracker-issue', context.issue_id, DEDUP_TTL_SECONDS);
   if (!first) {
-    await recordExternalEvent(store.db, externalEventFields(context, 'deduplicated', payload), now);
+    await recordExternalEvent(
+      store.db,
+      externalEventFields(context, 'deduplicated', payload),
+      now,
+      { payloadJson },
+    );
     return { status: 'deduplicated', issue_id: context.issue_id, ttl: DEDUP_TTL_SECONDS };
   }
 
