@@ -3,20 +3,26 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createServices, type ServiceOverrides } from './adapters/create-services.js';
+import { createExecutor } from './adapters/executors/create-executor.js';
 import { type Background, startBackground } from './background.js';
 import type { Config } from './config.js';
-import { EXECUTE_APPROVAL_JOB } from './features/approvals/approval-moves.js';
+import { EXECUTE_APPROVAL_JOB, moveApproval } from './features/approvals/approval-moves.js';
+import type { ApprovalStatus } from './features/approvals/approval-records.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
 import type { CallbackDeps } from './features/chat/callback-handler.js';
 import { createCardSender } from './features/chat/card-sender.js';
 import { chatopsRoutes } from './features/chat/chatops-routes.js';
+import { createHitCountRefresher } from './features/chat/hit-count-refresher.js';
 import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
 import { inventoryRoutes } from './features/inventory/inventory-routes.js';
+import type { RepairDeps } from './features/repair/auto-repair.js';
 import { operationLogRoutes } from './features/repair/operation-log-routes.js';
+import { loadPlaybooks } from './features/repair/playbooks.js';
+import { notifyResultInChat } from './features/repair/repair-chat.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { validatorCompiler } from './http/validator.js';
@@ -50,6 +56,7 @@ export async function buildApp(
 
   // A bad rules file stops the start before any connection is opened.
   const alertTypeRules = loadAlertTypeRules(config.alertRulesFile);
+  const playbooks = loadPlaybooks();
   const runtime = await createServices(config, app.log, overrides);
   const { services } = runtime;
   app.decorate('services', services);
@@ -73,7 +80,23 @@ export async function buildApp(
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(observabilityRoutes, { services });
   const cards = createCardSender(services);
-  const intake = createAlertIntake(services, alertTypeRules);
+  const hitCounts = createHitCountRefresher(cards);
+  const intake = createAlertIntake(services, alertTypeRules, {
+    onConverged: (approvalId, hitCount) => {
+      if (services.chat.configured) hitCounts.note(approvalId, hitCount);
+    },
+  });
+  const repair: RepairDeps = {
+    executor: createExecutor(config),
+    playbooks,
+    moveApproval: (id, from, to, actor, channel) =>
+      moveApproval(services.store, id, from, to as ApprovalStatus, {
+        actor,
+        channel,
+        now: services.clock.now(),
+      }),
+    notifyResult: notifyResultInChat(services),
+  };
   const callbacks: CallbackDeps = {
     services,
     cards,
@@ -96,7 +119,7 @@ export async function buildApp(
   });
 
   app.addHook('onReady', async () => {
-    background = await startBackground({ services, intake, cards, callbacks });
+    background = await startBackground({ services, intake, cards, callbacks, repair, hitCounts });
   });
   return app;
 }

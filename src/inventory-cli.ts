@@ -70,9 +70,12 @@ function parseCommandLine(argv: string[]) {
   });
   if (positionals.length > 1)
     throw new Error(`expected at most one root, got ${positionals.length}`);
+  // `npm run` starts scripts in the package directory; INIT_CWD is where the user typed the command
+  const base = process.env.INIT_CWD ?? process.cwd();
   // CONTRACT: INVENTORY_ROOT defaults to the working directory; a positional root wins over both
-  const root = path.resolve(positionals[0] ?? process.env.INVENTORY_ROOT ?? '.');
-  return { root, out: values.out, schema: values.schema === true };
+  const root = path.resolve(base, positionals[0] ?? process.env.INVENTORY_ROOT ?? '.');
+  const out = values.out === undefined ? undefined : path.resolve(base, values.out);
+  return { root, out, schema: values.schema === true };
 }
 
 process.exitCode = run(process.argv.slice(2));

@@ -128,7 +128,11 @@ describe.each(backends())('alert webhook on %s', async (backend) => {
   });
 
   it('converges across two replicas sharing the state: one incident, hit_count 200', async () => {
-    const replica = await buildTestApp({ reuse: testApp, clock, env: { SIGNAL_CONSUMER: 'false' } });
+    const replica = await buildTestApp({
+      reuse: testApp,
+      clock,
+      env: { SIGNAL_CONSUMER: 'false' },
+    });
     const alert = { ...crashLoop, namespace: 'replicas' };
     const responses = await Promise.all(
       Array.from({ length: 200 }, (_, n) => postSigned(n % 2 ? app : replica.app, URL, alert)),

@@ -60,6 +60,7 @@ function failureOf(
   timeoutMs: number,
 ): string {
   if (error.name === 'AbortError') return 'aborted';
+  if (error.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') return `output over ${MAX_BUFFER} bytes`;
   if (error.killed && error.signal) return `timed out after ${timeoutMs} ms (${error.signal})`;
   if (typeof error.code === 'number') return `exit code ${error.code}`;
   if (error.signal) return `killed by ${error.signal}`;

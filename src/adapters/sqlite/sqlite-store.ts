@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
+import { Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import type { Store, Tables } from '../../ports/store.js';
 import { lockedTransaction, runMigrations } from '../sql/sql-support.js';
 

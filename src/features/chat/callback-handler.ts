@@ -1,5 +1,6 @@
 import type { Services } from '../../services.js';
 import { rejectApproval, signApproval } from '../approvals/approval-moves.js';
+import { decodeStoredCard, sentCardsOfApproval } from './card-records.js';
 import type { CardSender } from './card-types.js';
 import { answerInformation } from './information-actions.js';
 
@@ -107,7 +108,7 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
       await cards.markDecided(approvalId, 'Approved', actor);
       await deps.onApproved(approvalId, actor);
     } else {
-      await cards.markDecided(approvalId, 'Signed, waiting for a second signer', actor);
+      await askSecondSigner(deps, approvalId, actor);
     }
     return {
       ok: true,
@@ -124,6 +125,26 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
     return { ok: true, message: 'Rejected', approval_id: approvalId, status: outcome.status };
   }
   return { ok: false, message: 'Unknown action' };
+}
+
+/**
+ * CONTRACT: critical approvals need two distinct signers. The first signer's card used its
+ * nonce, so it is closed and a fresh card (a new nonce) goes out for the second signer.
+ */
+async function askSecondSigner(deps: CallbackDeps, approvalId: string, actor: string) {
+  const { services, cards } = deps;
+  const sent = await sentCardsOfApproval(services.store.db, approvalId);
+  const latest = sent
+    .map((row) => decodeStoredCard(row.text))
+    .reverse()
+    .find((card) => card.params);
+  await cards.markDecided(approvalId, `Signed by ${actor}; waiting for a second signer`, actor);
+  if (latest?.params) {
+    await cards.push({
+      ...latest.params,
+      root_cause: `Second signature needed (signed by ${actor}). ${latest.params.root_cause}`,
+    });
+  }
 }
 
 /**

@@ -23,6 +23,7 @@ import type { AnalyzeIssueJob } from './tracker-webhook.js';
 export async function analyzeIssue(
   services: Services,
   cards: CardSender,
+  evaluateRepair: (approvalId: string) => Promise<void>,
   job: AnalyzeIssueJob,
 ): Promise<void> {
   const { store, clock, log, metrics, analyzer, tracker, config } = services;
@@ -62,6 +63,7 @@ export async function analyzeIssue(
       now,
     );
     metrics.alertsProcessed.labels('incident_created', 'errtracker').inc();
+    await evaluateRepair(approvalId);
   } catch (error) {
     chainFailed = true;
     approvalId = tempApprovalId();

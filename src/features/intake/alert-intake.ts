@@ -6,7 +6,7 @@ import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } fr
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
 
-/** The background job that analyses a newly opened incident. */
+/** The background job that follows a newly opened incident: its card, repair, analysis. */
 export const ANALYZE_INCIDENT_JOB = 'incident.analyze';
 
 export interface ResolvedResult {
@@ -27,7 +27,16 @@ export interface AlertIntake {
   ): Promise<AlertResult>;
 }
 
-export function createAlertIntake(services: Services, rules: AlertTypeRule[]): AlertIntake {
+export interface IntakeHooks {
+  /** A converged alert raised an incident's hit count (its card shows the count). */
+  onConverged?(approvalId: string, hitCount: number): void;
+}
+
+export function createAlertIntake(
+  services: Services,
+  rules: AlertTypeRule[],
+  hooks: IntakeHooks = {},
+): AlertIntake {
   const { store, clock, metrics, jobs } = services;
   const convergeOrCreate = createConverger(store);
 
@@ -89,6 +98,9 @@ export function createAlertIntake(services: Services, rules: AlertTypeRule[]): A
           { incident_id: result.incident_id },
           { jobId: `analyze-${result.incident_id}` },
         );
+      }
+      if (result.status === 'converged' && result.approval_id) {
+        hooks.onConverged?.(result.approval_id, result.hit_count);
       }
       metrics.alertsProcessed
         .labels(result.status === 'created' ? 'incident_created' : 'converged', origin)

@@ -99,7 +99,9 @@ export function createConverger(store: Store): ConvergeOrCreate {
       );
       for (const [fingerprint, arrivals] of batch) {
         const outcomes = results.get(fingerprint)!;
-        arrivals.forEach((arrival, index) => arrival.resolve(outcomes[index]!));
+        arrivals.forEach((arrival, index) => {
+          arrival.resolve(outcomes[index]!);
+        });
       }
     } catch (error) {
       for (const arrivals of batch.values()) for (const arrival of arrivals) arrival.reject(error);
@@ -120,7 +122,7 @@ export function createConverger(store: Store): ConvergeOrCreate {
 
 async function convergeBatch(tx: Tx, batch: Arrival[]): Promise<ConvergeResult[]> {
   const replays = await earlierOutcomes(tx, batch);
-  const fresh = batch.filter((arrival, index) => !replays.has(index));
+  const fresh = batch.filter((_arrival, index) => !replays.has(index));
   const results = new Array<ConvergeResult>(batch.length);
   for (const [index, incidentId] of replays) {
     results[index] = await replayedResult(tx, batch[index]!.alert, incidentId);

@@ -52,7 +52,7 @@ export function driftFindings(set: WorkspaceSet): Finding[] {
   const lock = set.lockfile.ref;
   const nextAction = regenerateLockfile(lock, set.commands);
   const findings: Finding[] = [];
-  const push = (finding: Omit<Finding, 'evidence_refs'> & { evidence_refs: string[] }) =>
+  const push = (finding: Finding) =>
     findings.push({ ...finding, evidence_refs: [...new Set(finding.evidence_refs)] });
 
   for (const blocker of set.blockers) {

@@ -109,8 +109,11 @@ export const npmReader: WorkspaceReader = {
     const rootText = files.read('package.json') ?? '{}';
     const patterns = workspacePatterns(parseJsonObject('package.json', rootText));
     const manifests = readManifests(files, discoverWorkspaceDirs(files, patterns, true));
-    const lockRef = LOCKFILES.find((file) => files.read(file) !== undefined) ?? 'package-lock.json';
-    const lockText = files.read(lockRef);
+    const found = LOCKFILES.map((file) => ({ file, text: files.read(file) })).find(
+      (lock) => lock.text !== undefined,
+    );
+    const lockRef = found?.file ?? 'package-lock.json';
+    const lockText = found?.text;
     const manifestRefs = manifests.map((m) => m.manifestRef);
     const base = { manager: 'npm' as const, commands: COMMANDS, workspaces: manifests };
     const blocked = (blocker: LockfileBlocker, facts: LockfileFacts): WorkspaceSet => ({

@@ -152,7 +152,7 @@ export const pnpmReader: WorkspaceReader = {
     const manifests = readManifests(files, dirs, (name, specifier) =>
       resolveThroughCatalog(definition.catalogs, name, specifier),
     );
-    const sourceRefs = [...(workspaceText === undefined ? [] : [PNPM_WORKSPACE])];
+    const sourceRefs = workspaceText === undefined ? [] : [PNPM_WORKSPACE];
     const base = { manager: 'pnpm' as const, commands: COMMANDS };
     const catalogBlockers = missingCatalogEntries(manifests, definition);
     const refs = (lockRead: boolean) => [

@@ -91,5 +91,3 @@ export interface WorkspaceReader {
   readonly manager: PackageManager;
   read(files: WorkspaceFiles): WorkspaceSet;
 }
-
-export const NO_DRIFT: LockfileDriftEntries = { missing: [], mismatches: [], extra: [] };

@@ -12,7 +12,7 @@ export interface RepairNotice {
   decision?: RepairDecision;
 }
 
-/** Lines of step output shown per step; the operation log keeps the full (capped) output. */
+/** Characters of output shown per step; the operation log keeps the full (capped) output. */
 const STEP_OUTPUT_CHARS = 200;
 
 /** The chat message for a repair's result (issue 4: "the result is sent to the chat"). */
