@@ -18,7 +18,7 @@ export interface BackgroundParts {
   cards: CardSender;
   callbacks: CallbackDeps;
   repair: RepairDeps;
-  hitCounts: { flushAll(): void };
+  hitCounts: { flushAll(): Promise<void> };
 }
 
 const FOLLOW_UP_CONCURRENCY = 4;
@@ -70,7 +70,7 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
     async stop() {
       await polling?.stop();
       await stopConsumer?.();
-      parts.hitCounts.flushAll();
+      await parts.hitCounts.flushAll();
     },
   };
 }

@@ -8,10 +8,14 @@ export function createHitCountRefresher(cards: CardSender, delayMs = 5000) {
   const latest = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
 
+  const inFlight = new Set<Promise<void>>();
+
   function flush(approvalId: string) {
     const hitCount = latest.get(approvalId);
     latest.delete(approvalId);
-    if (hitCount !== undefined) void cards.refreshHitCount(approvalId, hitCount);
+    if (hitCount === undefined) return;
+    const edit = cards.refreshHitCount(approvalId, hitCount).finally(() => inFlight.delete(edit));
+    inFlight.add(edit);
   }
 
   return {
@@ -25,11 +29,12 @@ export function createHitCountRefresher(cards: CardSender, delayMs = 5000) {
       }, delayMs);
       timers.add(timer);
     },
-    /** Sends what is waiting now (at shutdown). */
-    flushAll() {
+    /** Sends what is waiting now and waits for every edit (at shutdown). */
+    async flushAll() {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       for (const approvalId of [...latest.keys()]) flush(approvalId);
+      await Promise.allSettled([...inFlight]);
     },
   };
 }

@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import { backends, buildTestApp, postSigned, TestClock } from '../helpers/build-app.js';
+import { startTelegramStandIn } from '../helpers/telegram-stand-in.js';
+import { waitFor } from '../helpers/wait-for.js';
+import {
+  chatEnv,
+  openIncidentCard,
+  press,
+  SECOND_SIGNER,
+  STRANGER,
+  WHITELISTED,
+} from './chat-flow.js';
+
+const crashLoop = {
+  alert_name: 'KubePodCrashLooping',
+  severity: 'warning',
+  target_resource: 'cart-6b8f9c7d5-k2p9x',
+};
+
+describe.each(backends())('chat callbacks on %s', async (backend) => {
+  const tg = await startTelegramStandIn();
+  const clock = new TestClock(Date.now());
+  const { app } = await buildTestApp({ backend, clock, env: chatEnv(tg) });
+  const approval = async (id: string) => (await app.inject(`/api/v1/approvals/${id}`)).json();
+
+  it('sends a card with Approve/Reject and, with an incident, Details/Analyze', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'card' });
+    expect(
+      card.keyboard.map((row) => row.map((button) => button.text.replace(/^\W+\s*/, ''))),
+    ).toEqual([
+      ['Approve', 'Reject'],
+      ['Details', 'Analyze'],
+    ]);
+    expect(card.nonce).toMatch(/^[0-9a-f]{16}$/);
+    expect(card.keyboard[0]![0]!.callback_data).toBe(`approve:${card.approvalId}:${card.nonce}`);
+  });
+
+  it('ignores updates without a callback_query (step 1)', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/chatops/webhook',
+      payload: { update_id: 5, message: { text: 'hi' } },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ ok: true, message: 'Ignored (not callback_query)' });
+    const garbage = await app.inject({
+      method: 'POST',
+      url: '/api/v1/chatops/webhook',
+      payload: '{nope',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(garbage.statusCode).toBe(200);
+  });
+
+  it.each([
+    [{ callback_query: { data: 'approve:a:b', from: { id: 1 } } }],
+    [{ callback_query: { id: 'c', from: { id: 1 } } }],
+    [{ callback_query: { id: 'c', data: 'approve:a:b', from: {} } }],
+    [{ callback_query: { id: 'c', data: 'approve-only', from: { id: 1 } } }],
+  ])('answers Invalid callback data for %j (step 2)', async (update) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/chatops/webhook',
+      payload: { update_id: 6, ...update },
+    });
+    expect(response.json()).toEqual({ ok: false, message: 'Invalid callback data' });
+  });
+
+  it('checks the whitelist and the nonce (step 3)', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'gate' });
+    expect((await press(app, 'approve', card, STRANGER)).json()).toEqual({
+      ok: false,
+      message: 'User not authorized',
+    });
+    expect((await press(app, 'approve', { ...card, nonce: '0123456789abcdef' })).json()).toEqual({
+      ok: false,
+      message: 'Invalid nonce',
+    });
+    const other = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'gate-other' });
+    expect(
+      (await press(app, 'approve', { approvalId: other.approvalId, nonce: card.nonce })).json(),
+    ).toEqual({ ok: false, message: 'Invalid nonce' });
+    expect((await approval(card.approvalId)).status).toBe('pending');
+  });
+
+  it('answers information actions without using the nonce (step 4)', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'info' });
+    tg.clearCalls();
+    for (const action of ['details', 'logs', 'metrics', 'analyze']) {
+      expect((await press(app, action, card)).json()).toEqual({
+        ok: true,
+        message: `info:${action}`,
+        approval_id: card.approvalId,
+      });
+    }
+    expect(tg.calls('sendMessage').length).toBe(4);
+    expect(tg.calls('sendMessage')[0]!.body.text).toContain(card.approvalId);
+    expect(tg.calls('answerCallbackQuery').map((c) => c.body.text)).toEqual([
+      'info:details',
+      'info:logs',
+      'info:metrics',
+      'info:analyze',
+    ]);
+    expect((await press(app, 'approve', card)).json().message).toBe('Approved');
+  });
+
+  it('approves once, edits the card to show who decided, then executes (step 5)', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'approve' });
+    const response = await press(app, 'approve', card);
+    expect(response.json()).toEqual({
+      ok: true,
+      message: 'Approved',
+      approval_id: card.approvalId,
+      status: 'approved',
+      execution_triggered: true,
+    });
+    const edited = tg.message(card.messageId)!;
+    expect(edited.reply_markup).toBeUndefined();
+    expect(edited.text).toContain(`tg_${WHITELISTED}`);
+    expect((await press(app, 'approve', card)).json()).toEqual({
+      ok: false,
+      message: 'Already processed',
+    });
+    const done = await waitFor(async () => {
+      const status = (await approval(card.approvalId)).status;
+      return status === 'executed' || status === 'failed' ? status : undefined;
+    });
+    expect(done).toBe('executed');
+    const log = (await app.inject(`/api/v1/operation-log?approval_id=${card.approvalId}`)).json();
+    expect(log.items.map((e: { type: string }) => e.type)).toContain('EXECUTION_COMPLETED');
+  });
+
+  it('rejects (step 6), and a decided approval answers Approval already <status>', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'reject' });
+    expect((await press(app, 'reject', card)).json()).toEqual({
+      ok: true,
+      message: 'Rejected',
+      approval_id: card.approvalId,
+      status: 'rejected',
+    });
+    const push = await app.inject({
+      method: 'POST',
+      url: '/api/v1/chatops/test-push',
+      payload: { approval_id: card.approvalId },
+    });
+    expect(push.statusCode).toBe(200);
+    const fresh = tg
+      .calls('sendMessage')
+      .at(-1)!
+      .body.reply_markup!.inline_keyboard![0]![0]!.callback_data.split(':')[2]!;
+    expect(
+      (await press(app, 'approve', { approvalId: card.approvalId, nonce: fresh })).json(),
+    ).toEqual({ ok: false, message: 'Approval already rejected' });
+  });
+
+  it('answers Unknown action (step 7) and Approval not found', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'unknown' });
+    expect((await press(app, 'frobnicate', card)).json()).toEqual({
+      ok: false,
+      message: 'Unknown action',
+    });
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/chatops/test-push',
+      payload: { approval_id: 'no-such-approval' },
+    });
+    const nonce = tg
+      .calls('sendMessage')
+      .at(-1)!
+      .body.reply_markup!.inline_keyboard![0]![0]!.callback_data.split(':')[2]!;
+    expect((await press(app, 'approve', { approvalId: 'no-such-approval', nonce })).json()).toEqual(
+      { ok: false, message: 'Approval not found: no-such-approval' },
+    );
+  });
+
+  it('needs two distinct signers for a critical approval', async () => {
+    const card = await openIncidentCard(app, tg, {
+      ...crashLoop,
+      severity: 'P0',
+      namespace: 'critical',
+    });
+    expect((await approval(card.approvalId)).risk_level).toBe('critical');
+    const first = (await press(app, 'approve', card)).json();
+    expect(first).toMatchObject({
+      ok: true,
+      message: 'Approved',
+      status: 'pending',
+      execution_triggered: false,
+    });
+    const second = await waitFor(async () => {
+      const calls = tg
+        .calls('sendMessage')
+        .filter((c) =>
+          c.body.reply_markup?.inline_keyboard?.[0]?.[0]?.callback_data.includes(card.approvalId),
+        );
+      return calls.length >= 2 ? calls[1] : undefined;
+    });
+    const nonce = second.body.reply_markup!.inline_keyboard![0]![0]!.callback_data.split(':')[2]!;
+    expect(
+      (await press(app, 'approve', { approvalId: card.approvalId, nonce }, SECOND_SIGNER)).json(),
+    ).toMatchObject({ status: 'approved', execution_triggered: true });
+  });
+
+  it('expires a nonce after 24 hours', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'expiry' });
+    clock.advance(24 * 60 * 60 * 1000 + 1);
+    expect((await press(app, 'approve', card)).json()).toEqual({
+      ok: false,
+      message: 'Nonce expired',
+    });
+  });
+
+  it('lets exactly one of 50 concurrent approve deliveries through', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'race' });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => press(app, 'approve', card)),
+    );
+    const messages = answers.map((a) => a.json().message);
+    expect(messages.filter((m) => m === 'Approved')).toHaveLength(1);
+    expect(messages.filter((m) => m === 'Already processed')).toHaveLength(49);
+  });
+
+  it('edits the card hit count when alerts converge', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'hits' });
+    await postSigned(app, '/api/v1/webhooks/alerts', { ...crashLoop, namespace: 'hits' });
+    await postSigned(app, '/api/v1/webhooks/alerts', { ...crashLoop, namespace: 'hits' });
+    await app.close();
+    expect(tg.message(card.messageId)!.text).toContain('[x3]');
+  });
+});
