@@ -41,6 +41,12 @@ export interface Config {
   alertRulesFile?: string;
   /** Run the signal consumer inside the service process (default) or only via `npm run consumer`. */
   signalConsumer: boolean;
+  /** How long the priority work order waits for its live overlay (spec: "not shown"; issue 6: 3 s). */
+  priorityOverlayTimeoutMs: number;
+  /** `ready` merges the live readbacks; `delegated` points to the dedicated readbacks instead. */
+  priorityOverlayMode: 'ready' | 'delegated';
+  /** Upper bound of each public HTTPS probe a readback makes. */
+  readbackProbeTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -132,6 +138,16 @@ function parseDatabase(env: Env, dataDir: string): DatabaseConfig {
   return { kind: 'postgres', url: url.toString(), schema };
 }
 
+function millisecondsVar(env: Env, name: string, fallback: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 1 || ms > max) {
+    throw new ConfigError(name, `must be a whole number of milliseconds from 1 to ${max}, got "${raw}"`);
+  }
+  return ms;
+}
+
 function parseOperatorKeys(env: Env): Map<string, string> {
   const keys = new Map<string, string>();
   const raw = optional(env, 'OPERATOR_KEYS');
@@ -206,5 +222,21 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     consoleToken: optional(env, 'CONSOLE_TOKEN'),
     alertRulesFile: optional(env, 'ALERT_RULES_FILE'),
     signalConsumer: booleanVar(env, 'SIGNAL_CONSUMER', true),
+    priorityOverlayTimeoutMs: millisecondsVar(env, 'PRIORITY_OVERLAY_TIMEOUT_MS', 3000, 60_000),
+    priorityOverlayMode: oneOf(env, 'PRIORITY_OVERLAY_MODE', ['ready', 'delegated'], 'ready'),
+    readbackProbeTimeoutMs: millisecondsVar(env, 'READBACK_PROBE_TIMEOUT_MS', 5000, 60_000),
   };
+}
+
+/** For the entry points: one line naming the bad variable, then exit 1. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Invalid configuration: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
 }

@@ -1,22 +1,13 @@
 import pino from 'pino';
 import { createServices } from './adapters/create-services.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { startSignalConsumer } from './features/intake/signal-consumer.js';
 
 /** `npm run consumer`: the signal consumer as its own process, beside or instead of the one in the service. */
 async function main() {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Invalid configuration: ${error.message}`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const log = pino({ level: config.logLevel, name: 'signal-consumer' });
   const rules = loadAlertTypeRules(config.alertRulesFile);
   const runtime = await createServices(config, log);

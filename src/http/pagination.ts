@@ -1,5 +1,7 @@
+import type { Kysely, Selectable } from 'kysely';
 import { Type } from 'typebox';
 import { errors } from '../errors.js';
+import type { Db, Tables } from '../ports/store.js';
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
@@ -38,4 +40,33 @@ export function pageOf<T>(
     items,
     next_cursor: rows.length > limit && last !== undefined ? encodeCursor(positionOf(last)) : null,
   };
+}
+
+/** Tables listed newest first by their `seq` row number. */
+type SeqTable = 'incidents' | 'approvals' | 'external_alert_events' | 'operation_log';
+
+/**
+ * One page of `table`, newest first: rows before the cursor, equal to every given filter.
+ * The one listing code path of the read API.
+ */
+export async function listNewestFirst<T extends SeqTable>(
+  db: Db,
+  table: T,
+  filters: Partial<Record<keyof Selectable<Tables[T]> & string, string | undefined>>,
+  page: { limit?: number; cursor?: string },
+): Promise<{ items: Selectable<Tables[T]>[]; next_cursor: string | null }> {
+  const limit = page.limit ?? 50;
+  const before = decodeSeqCursor(page.cursor);
+  // Kysely cannot type a query over a table chosen at run time; the signature above can.
+  // biome-ignore lint/suspicious/noExplicitAny: see above
+  let select = (db as Kysely<any>).selectFrom(table).selectAll();
+  if (before !== undefined) select = select.where('seq', '<', before);
+  for (const [column, value] of Object.entries(filters)) {
+    if (value !== undefined) select = select.where(column, '=', value);
+  }
+  const rows = (await select
+    .orderBy('seq', 'desc')
+    .limit(limit + 1)
+    .execute()) as Array<Selectable<Tables[T]> & { seq: number }>;
+  return pageOf(rows, limit, (row) => row.seq);
 }

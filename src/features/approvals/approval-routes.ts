@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireConsoleToken } from '../../http/console-auth.js';
-import { decodeSeqCursor, PageQuery, pageOf } from '../../http/pagination.js';
+import { listNewestFirst, PageQuery } from '../../http/pagination.js';
 import { StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import { APPROVAL_STATUSES, approvalFromRow, findApproval } from './approval-records.js';
@@ -31,17 +31,12 @@ export async function approvalRoutes(app: FastifyInstance, { services }: { servi
         status?: string;
         incident_id?: string;
       };
-      const limit = query.limit ?? 50;
-      const before = decodeSeqCursor(query.cursor);
-      let select = store.db.selectFrom('approvals').selectAll();
-      if (before !== undefined) select = select.where('seq', '<', before);
-      if (query.status) select = select.where('status', '=', query.status);
-      if (query.incident_id) select = select.where('incident_id', '=', query.incident_id);
-      const rows = await select
-        .orderBy('seq', 'desc')
-        .limit(limit + 1)
-        .execute();
-      const page = pageOf(rows, limit, (row) => row.seq);
+      const page = await listNewestFirst(
+        store.db,
+        'approvals',
+        { status: query.status, incident_id: query.incident_id },
+        query,
+      );
       return { items: page.items.map(approvalFromRow), next_cursor: page.next_cursor };
     },
   );

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { HttpError } from '../../errors.js';
 import { requireConsoleToken } from '../../http/console-auth.js';
-import { decodeSeqCursor, PageQuery, pageOf } from '../../http/pagination.js';
+import { listNewestFirst, PageQuery } from '../../http/pagination.js';
 import type { Services } from '../../services.js';
 import { externalEventView } from './external-event-records.js';
 import { handleTrackerDelivery } from './tracker-webhook.js';
@@ -98,19 +98,12 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
         provider?: string;
         issue_id?: string;
       };
-      const limit = query.limit ?? 50;
-      const before = decodeSeqCursor(query.cursor);
-      let select = services.store.db.selectFrom('external_alert_events').selectAll();
-      if (before !== undefined) select = select.where('seq', '<', before);
-      for (const column of ['stage', 'provider', 'issue_id'] as const) {
-        const value = query[column];
-        if (value !== undefined) select = select.where(column, '=', value);
-      }
-      const rows = await select
-        .orderBy('seq', 'desc')
-        .limit(limit + 1)
-        .execute();
-      const page = pageOf(rows, limit, (row) => row.seq);
+      const page = await listNewestFirst(
+        services.store.db,
+        'external_alert_events',
+        { stage: query.stage, provider: query.provider, issue_id: query.issue_id },
+        query,
+      );
       return { items: page.items.map(externalEventView), next_cursor: page.next_cursor };
     },
   );

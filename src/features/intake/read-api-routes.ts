@@ -2,13 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireConsoleToken } from '../../http/console-auth.js';
-import {
-  decodeCursor,
-  decodeSeqCursor,
-  encodeCursor,
-  PageQuery,
-  pageOf,
-} from '../../http/pagination.js';
+import { decodeCursor, encodeCursor, listNewestFirst, PageQuery } from '../../http/pagination.js';
 import type { Services } from '../../services.js';
 import { incidentView } from './incident-view.js';
 import { SIGNALS_STREAM, signalFromStreamFields } from './signal-schema.js';
@@ -46,19 +40,13 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
     },
     async (request) => {
       const query = request.query as IncidentQuery;
-      const limit = query.limit ?? 50;
-      const before = decodeSeqCursor(query.cursor);
-      let select = store.db.selectFrom('incidents').selectAll();
-      if (before !== undefined) select = select.where('seq', '<', before);
-      for (const column of ['status', 'namespace', 'alert_type', 'fingerprint'] as const) {
-        const value = query[column];
-        if (value !== undefined) select = select.where(column, '=', value);
-      }
-      const rows = await select
-        .orderBy('seq', 'desc')
-        .limit(limit + 1)
-        .execute();
-      const page = pageOf(rows, limit, (row) => row.seq);
+      const { status, namespace, alert_type, fingerprint } = query;
+      const page = await listNewestFirst(
+        store.db,
+        'incidents',
+        { status, namespace, alert_type, fingerprint },
+        query,
+      );
       return { items: page.items.map(incidentView), next_cursor: page.next_cursor };
     },
   );

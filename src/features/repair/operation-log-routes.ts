@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { requireConsoleToken } from '../../http/console-auth.js';
-import { decodeSeqCursor, PageQuery, pageOf } from '../../http/pagination.js';
+import { listNewestFirst, PageQuery } from '../../http/pagination.js';
 import { StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import { OPERATION_TYPES, operationView, verifyOperationChain } from './operation-log.js';
@@ -41,19 +41,12 @@ export async function operationLogRoutes(
     },
     async (request) => {
       const query = request.query as OperationLogQuery;
-      const limit = query.limit ?? 50;
-      const before = decodeSeqCursor(query.cursor);
-      let select = store.db.selectFrom('operation_log').selectAll();
-      if (before !== undefined) select = select.where('seq', '<', before);
-      for (const column of ['approval_id', 'incident_id', 'type'] as const) {
-        const value = query[column];
-        if (value !== undefined) select = select.where(column, '=', value);
-      }
-      const rows = await select
-        .orderBy('seq', 'desc')
-        .limit(limit + 1)
-        .execute();
-      const page = pageOf(rows, limit, (row) => row.seq);
+      const page = await listNewestFirst(
+        store.db,
+        'operation_log',
+        { approval_id: query.approval_id, incident_id: query.incident_id, type: query.type },
+        query,
+      );
       return { items: page.items.map(operationView), next_cursor: page.next_cursor };
     },
   );
