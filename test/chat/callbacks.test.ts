@@ -126,6 +126,18 @@ describe.each(backends())('chat callbacks on %s', async (backend) => {
       return status === 'executed' || status === 'failed' ? status : undefined;
     });
     expect(done).toBe('executed');
+    const moves = (await approval(card.approvalId)).decisions;
+    expect(
+      moves.map((m: { to_status: string; actor: string; channel: string }) => [
+        m.to_status,
+        m.actor,
+        m.channel,
+      ]),
+    ).toEqual([
+      ['approved', `tg_${WHITELISTED}`, 'chat'],
+      ['executing', `tg_${WHITELISTED}`, 'chat'],
+      ['executed', `tg_${WHITELISTED}`, 'chat'],
+    ]);
     const log = (await app.inject(`/api/v1/operation-log?approval_id=${card.approvalId}`)).json();
     expect(log.items.map((e: { type: string }) => e.type)).toContain('EXECUTION_COMPLETED');
   });

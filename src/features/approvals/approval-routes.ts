@@ -45,7 +45,7 @@ export async function approvalRoutes(app: FastifyInstance, { services }: { servi
     '/approvals/:id',
     {
       schema: {
-        summary: 'One approval',
+        summary: 'One approval with every decision and status move on it',
         tags: ['read'],
         params: Type.Object({ id: Type.String() }),
       },
@@ -54,7 +54,20 @@ export async function approvalRoutes(app: FastifyInstance, { services }: { servi
       const { id } = request.params as { id: string };
       const approval = await findApproval(store.db, id);
       if (!approval) throw errors.notFound('Approval', id);
-      return approval;
+      // Who moved it, when, and from which channel (chat, auto-repair, …).
+      const decisions = await store.db
+        .selectFrom('approval_decisions')
+        .select(['actor', 'decision', 'channel', 'from_status', 'to_status', 'created_at'])
+        .where('approval_id', '=', id)
+        .orderBy('seq')
+        .execute();
+      return {
+        ...approval,
+        decisions: decisions.map((row) => ({
+          ...row,
+          created_at: new Date(row.created_at).toISOString(),
+        })),
+      };
     },
   );
 }
