@@ -1,15 +1,16 @@
-interface Waiting<T> {
+interface Waiting<T, R> {
   item: T;
-  resolve: () => void;
+  resolve: (result: R) => void;
   reject: (error: unknown) => void;
 }
 
 /**
  * Group commit: items added in the same tick are written by one `write` call, and items
- * added while a write runs go in the next one. Each `add` settles with its write.
+ * added while a write runs go in the next one. Each `add` settles with its write, and with
+ * the write's result at its own position when the write returns one per item.
  */
-export function groupCommit<T>(write: (items: T[]) => Promise<void>) {
-  let queue: Waiting<T>[] = [];
+export function groupCommit<T, R = void>(write: (items: T[]) => Promise<R[] | undefined | void>) {
+  let queue: Waiting<T, R>[] = [];
   let scheduled = false;
   let writing = false;
 
@@ -27,8 +28,10 @@ export function groupCommit<T>(write: (items: T[]) => Promise<void>) {
     queue = [];
     writing = true;
     try {
-      await write(batch.map((waiting) => waiting.item));
-      for (const waiting of batch) waiting.resolve();
+      const results = await write(batch.map((waiting) => waiting.item));
+      batch.forEach((waiting, index) => {
+        waiting.resolve((results ? results[index] : undefined) as R);
+      });
     } catch (error) {
       for (const waiting of batch) waiting.reject(error);
     } finally {
@@ -38,8 +41,8 @@ export function groupCommit<T>(write: (items: T[]) => Promise<void>) {
   }
 
   return {
-    add(item: T): Promise<void> {
-      return new Promise((resolve, reject) => {
+    add(item: T): Promise<R> {
+      return new Promise<R>((resolve, reject) => {
         queue.push({ item, resolve, reject });
         schedule();
       });
