@@ -1,0 +1,46 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildTestApp, postSigned } from '../helpers/build-app.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGTERM');
+});
+
+describe('npm run consumer', () => {
+  it('handles signals as its own process, sharing the embedded database with the service', async () => {
+    const service = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    const consumer = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/consumer.ts')], {
+      env: { ...process.env, ...service.env, DATABASE_URL: '', REDIS_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(consumer);
+    for (const n of [1, 2, 3]) {
+      await postSigned(service.app, '/api/v1/webhooks/signals', {
+        source: 'k8s-events',
+        alert_name: 'KubePodNotReady',
+        severity: 'critical',
+        namespace: 'separate',
+        target: `api-${n}`,
+      });
+    }
+    const incidents = await waitFor(
+      async () => {
+        const items = (await service.app.inject('/api/v1/incidents?namespace=separate')).json()
+          .items;
+        return items.length === 3 ? items : undefined;
+      },
+      { what: 'three incidents made by the consumer process', timeoutMs: 20_000 },
+    );
+    expect(incidents.map((i: { workload: string }) => i.workload).sort()).toEqual([
+      'api-1',
+      'api-2',
+      'api-3',
+    ]);
+    consumer.kill('SIGTERM');
+    const code = await new Promise((resolve) => consumer.once('exit', resolve));
+    expect(code).toBe(0);
+  });
+});
