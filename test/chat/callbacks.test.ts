@@ -93,8 +93,15 @@ describe.each(backends())('chat callbacks on %s', async (backend) => {
         approval_id: card.approvalId,
       });
     }
-    expect(tg.calls('sendMessage').length).toBe(4);
-    expect(tg.calls('sendMessage')[0]!.body.text).toContain(card.approvalId);
+    // The auto-repair result may also reach the chat meanwhile; the four answers are ours.
+    const answers = tg
+      .calls('sendMessage')
+      .map((call) => call.body.text ?? '')
+      .filter((text) =>
+        /^(Approval |Timeline of |No operation-log|Metrics of |Analysis of )/.test(text),
+      );
+    expect(answers).toHaveLength(4);
+    expect(answers.every((text) => text.includes(card.approvalId))).toBe(true);
     expect(tg.calls('answerCallbackQuery').map((c) => c.body.text)).toEqual([
       'info:details',
       'info:logs',

@@ -1,13 +1,21 @@
 import crypto from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Db, Store, Tables, Tx } from '../../ports/store.js';
+import { groupCommit } from '../../support/group-commit.js';
 
-/** spec, Automatic repair: "Operation-log entry types written". */
+/**
+ * spec, Automatic repair: "Operation-log entry types written" (the first four). The last three
+ * are the metadata-only receipts of the readback writers (spec, Readbacks: POST, "writes ...
+ * to the operation log"; issue 6): dispatch, consumer context and live alert receipts.
+ */
 export const OPERATION_TYPES = [
   'AUTO_REPAIR_TRIGGERED',
   'EXECUTION_COMPLETED',
   'CHAT_RESULT_SENT',
   'CHAT_SENT',
+  'WRITEBACK_DISPATCH_RECEIPT',
+  'WRITEBACK_CONSUMER_RECEIPT',
+  'ALERT_LIVE_RECEIPT',
 ] as const;
 export type OperationType = (typeof OPERATION_TYPES)[number];
 
@@ -48,7 +56,8 @@ export function operationHash(row: Omit<OperationRow, 'seq' | 'hash'>): string {
   return crypto.createHash('sha256').update(canonical).digest('hex');
 }
 
-async function appendInTx(tx: Tx, entry: OperationEntry, now: number): Promise<string> {
+/** Appends inside a transaction holding the `operation_log` lock (check-then-append writers). */
+export async function appendInTx(tx: Tx, entry: OperationEntry, now: number): Promise<string> {
   const last = await tx
     .selectFrom('operation_log')
     .select('hash')
@@ -75,9 +84,27 @@ async function appendInTx(tx: Tx, entry: OperationEntry, now: number): Promise<s
   return row.id;
 }
 
-/** Appends one entry; appends are serialized so the chain has one line. Returns its id. */
+type Append = (item: { entry: OperationEntry; now: number }) => Promise<string>;
+const appenders = new WeakMap<Store, Append>();
+
+/**
+ * Appends one entry; appends are serialized so the chain has one line, and entries arriving
+ * together share one transaction (one lock, one commit). Returns its id.
+ */
 export function appendOperation(store: Store, entry: OperationEntry, now: number): Promise<string> {
-  return store.withLock('operation_log', (tx) => appendInTx(tx, entry, now));
+  let append = appenders.get(store);
+  if (!append) {
+    const batch = groupCommit<{ entry: OperationEntry; now: number }, string>((items) =>
+      store.withLock('operation_log', async (tx) => {
+        const ids: string[] = [];
+        for (const item of items) ids.push(await appendInTx(tx, item.entry, item.now));
+        return ids;
+      }),
+    );
+    append = (item) => batch.add(item);
+    appenders.set(store, append);
+  }
+  return append({ entry, now });
 }
 
 export interface ChainVerdict {
