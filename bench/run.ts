@@ -19,6 +19,8 @@ import { buildService, REPO_ROOT } from './lib/service.js';
 import { type BenchReport, compare, printReport, writeReport } from './report.js';
 import { errtrackerComparisons, errtrackerRuns } from './runs/errtracker-runs.js';
 import { intakeComparisons, intakeRuns } from './runs/intake-runs.js';
+import { readbackComparisons, readbackRuns } from './runs/readback-runs.js';
+import { sseRuns } from './runs/sse-runs.js';
 
 const SECRET = 'bench-secret';
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/results');
@@ -92,17 +94,23 @@ async function main(): Promise<number> {
       alertmanagerBinary: binary,
       cpuProfileDir: (runId: string) => (profiled?.has(runId) ? profileDir : undefined),
     };
-    const specs = [...intakeRuns(context), ...errtrackerRuns(context)].filter(
-      (spec) => !only || only.has(spec.id),
-    );
-    if (specs.length === 0)
+    const specs = [
+      ...intakeRuns(context),
+      ...errtrackerRuns(context),
+      ...readbackRuns(context),
+    ].filter((spec) => !only || only.has(spec.id));
+    // The SSE fan-out brings its own clients instead of autocannon (bench/runs/sse-runs.ts).
+    const sseSpecs = sseRuns(context).filter((spec) => !only || only.has(spec.id));
+    if (specs.length === 0 && sseSpecs.length === 0)
       throw new Error(`BENCH_ONLY matched no run: ${[...(only ?? [])].join(', ')}`);
-    usedDistributed = !unavailable && specs.some((spec) => spec.id.endsWith('-distributed'));
+    usedDistributed =
+      !unavailable && [...specs, ...sseSpecs].some((spec) => spec.id.endsWith('-distributed'));
     if (profiled)
       notes.push('CPU profiling was on for some runs: their figures include its overhead.');
 
     const runs: RunOutcome[] = [];
     for (const spec of specs) runs.push(await executeRun(spec, settings));
+    for (const spec of sseSpecs) runs.push(await spec.execute(settings));
 
     await cleanup();
     const report: BenchReport = {
@@ -116,7 +124,11 @@ async function main(): Promise<number> {
       },
       settings,
       runs,
-      comparisons: compare(runs, [...intakeComparisons, ...errtrackerComparisons]),
+      comparisons: compare(runs, [
+        ...intakeComparisons,
+        ...errtrackerComparisons,
+        ...readbackComparisons,
+      ]),
       notes,
     };
     printReport(report);

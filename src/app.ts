@@ -6,6 +6,7 @@ import { createServices, type ServiceOverrides } from './adapters/create-service
 import { createExecutor } from './adapters/executors/create-executor.js';
 import { type Background, startBackground } from './background.js';
 import type { Config } from './config.js';
+import { analysisRoutes } from './features/analysis/analysis-routes.js';
 import { EXECUTE_APPROVAL_JOB, moveApproval } from './features/approvals/approval-moves.js';
 import type { ApprovalStatus } from './features/approvals/approval-records.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
@@ -19,6 +20,7 @@ import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
 import { inventoryRoutes } from './features/inventory/inventory-routes.js';
+import { readbackRoutes } from './features/readbacks/readback-routes.js';
 import type { RepairDeps } from './features/repair/auto-repair.js';
 import { operationLogRoutes } from './features/repair/operation-log-routes.js';
 import { loadPlaybooks } from './features/repair/playbooks.js';
@@ -109,7 +111,9 @@ export async function buildApp(
   await app.register(readApiRoutes, { prefix: '/api/v1', services });
   await app.register(approvalRoutes, { prefix: '/api/v1', services });
   await app.register(inventoryRoutes, { prefix: '/api/v1', services });
+  await app.register(readbackRoutes, { prefix: '/api/v1', services, playbooks, alertTypeRules });
   await app.register(operationLogRoutes, { prefix: '/api/v1', services });
+  await app.register(analysisRoutes, { prefix: '/api/v1', services });
   await app.register(chatopsRoutes, {
     prefix: '/api/v1',
     services,

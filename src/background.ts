@@ -1,4 +1,5 @@
 import { ANALYZER_LIMITS } from './adapters/analyzers/resilient-analyzer.js';
+import { startAnalysisWork } from './features/analysis/analysis-work.js';
 import { EXECUTE_APPROVAL_JOB } from './features/approvals/approval-moves.js';
 import { followNewIncident } from './features/approvals/incident-followup.js';
 import type { CallbackDeps } from './features/chat/callback-handler.js';
@@ -61,6 +62,7 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
     FOLLOW_UP_CONCURRENCY,
   );
   registerRepairJobs(services, repair);
+  const analysis = startAnalysisWork(services);
   await jobs.start();
   const stopConsumer = config.signalConsumer ? startSignalConsumer(services, intake) : undefined;
   let polling: LongPolling | undefined;
@@ -68,6 +70,7 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
   return {
     pollingActive: () => polling?.active() ?? false,
     async stop() {
+      await analysis.stop();
       await polling?.stop();
       await stopConsumer?.();
       await parts.hitCounts.flushAll();

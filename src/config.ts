@@ -143,7 +143,10 @@ function millisecondsVar(env: Env, name: string, fallback: number, max: number):
   if (raw === undefined) return fallback;
   const ms = Number(raw);
   if (!Number.isInteger(ms) || ms < 1 || ms > max) {
-    throw new ConfigError(name, `must be a whole number of milliseconds from 1 to ${max}, got "${raw}"`);
+    throw new ConfigError(
+      name,
+      `must be a whole number of milliseconds from 1 to ${max}, got "${raw}"`,
+    );
   }
   return ms;
 }

@@ -19,6 +19,8 @@ export interface ServiceOptions {
   secret: string;
   /** When set, the service runs with `--cpu-prof` and writes its profile here on exit. */
   cpuProfileDir?: string;
+  /** Extra variables for this run (e.g. ANALYZER=openai for the SSE fan-out). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -62,6 +64,7 @@ function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
     env.REDIS_URL = options.mode.redisUrl;
     env.REDIS_KEY_PREFIX = options.mode.redisKeyPrefix;
   }
+  Object.assign(env, options.env);
   return env;
 }
 

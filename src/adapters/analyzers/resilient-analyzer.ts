@@ -75,6 +75,11 @@ export interface ResilientAnalyzer {
   readonly provider: string;
   /** `null` when skipped because the breaker is open; see {@link Resilience.run}. */
   analyze(context: ErrorContext, signal?: AbortSignal): Promise<ErrorAnalysis | null>;
+  /**
+   * Any other model call under the same policies (the analysis experts), so every call to the
+   * model shares one timeout, concurrency limit and breaker (spec, Limits: the analyzer rows).
+   */
+  run: Resilience['run'];
   breakerState(): BreakerState;
   inFlight(): number;
   waiting(): number;
@@ -132,6 +137,7 @@ export function withResilience(analyzer: Analyzer, options?: ResilienceOptions):
     provider: analyzer.provider,
     analyze: (context, signal) =>
       resilience.run((inner) => analyzer.analyze(context, inner), signal),
+    run: resilience.run,
     breakerState: resilience.breakerState,
     inFlight: resilience.inFlight,
     waiting: resilience.waiting,

@@ -144,4 +144,29 @@ export interface Tables {
     prev_hash: string;
     hash: string;
   };
+  analysis_tasks: {
+    id: string;
+    /** `manual` for POST /agents/analyze (spec) */
+    trigger: string;
+    incident_id: string | null;
+    /** the analysis request as received (JSON) */
+    request: string;
+    /** PENDING, RUNNING, COMPLETED or FAILED (CONTRACT) */
+    state: string;
+    progress: number;
+    current_step: string | null;
+    agents_completed: number;
+    total_agents: number;
+    /** seq of the task's latest row in analysis_task_events; 0 before the first */
+    last_event_seq: number;
+    error: string | null;
+    /** the consensus (JSON) once COMPLETED */
+    result: string | null;
+    created_at: number;
+    started_at: number | null;
+    completed_at: number | null;
+    /** lease of the process running it; a RUNNING task past it was interrupted */
+    locked_until: number | null;
+  };
+  analysis_task_events: { task_id: string; seq: number; data: string; created_at: number };
 }

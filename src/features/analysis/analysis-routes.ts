@@ -1,0 +1,167 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { errors, HttpError } from '../../errors.js';
+import { FreeFormMap } from '../../http/schema-types.js';
+import type { Services } from '../../services.js';
+import { type AnalysisBody, MISSING_INPUT, normalizeRequest } from './analysis-request.js';
+import { findIncident } from './analysis-subject.js';
+import { SEVERITIES } from './analysis-types.js';
+import { ANALYSIS_JOB, publishTaskEvent } from './run-analysis.js';
+import { createTaskEventHub } from './task-event-hub.js';
+import { changeTask, findTask, insertTask, TOTAL_AGENTS } from './task-records.js';
+import { prepareTaskStream } from './task-stream.js';
+import { resultView, statusView } from './task-views.js';
+
+/** Issue 5: "a comment heartbeat every 15 s". */
+export const HEARTBEAT_MS = 15_000;
+/** spec, Limits: "Analysis estimate: 30 seconds". */
+export const ESTIMATED_SECONDS = 30;
+
+export interface AnalysisRoutesOptions {
+  services: Services;
+  /** Tests shorten it to see heartbeats. */
+  heartbeatMs?: number;
+}
+
+const Names = Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { type: 'string' } });
+
+const AnalyzeBody = Type.Object({
+  incident_id: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] })),
+  severity: Type.Optional(
+    Type.Unsafe<string | null>({ type: ['string', 'null'], enum: [...SEVERITIES, null] }),
+  ),
+  affected_services: Type.Optional(Names),
+  alert_names: Type.Optional(Names),
+  context: Type.Optional(FreeFormMap),
+});
+
+const TaskParams = Type.Object({ task_id: Type.String() });
+
+/** A Last-Event-ID that is not a task event number is ignored: the client starts afresh. */
+function lastEventIdOf(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\d{1,15}$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}
+
+/** spec, Endpoints, Analysis tasks. */
+export async function analysisRoutes(app: FastifyInstance, options: AnalysisRoutesOptions) {
+  const { services } = options;
+  const { store, jobs, clock, log } = services;
+  const hub = createTaskEventHub(services.bus, (id) => findTask(store.db, id), log);
+  const streamDeps = { db: store.db, hub, heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS, log };
+  const open = new Set<{ end(): void }>();
+  // Open streams would hold the server open for ever: end them as the app starts closing.
+  app.addHook('preClose', async () => {
+    for (const stream of [...open]) stream.end();
+  });
+
+  app.post(
+    '/agents/analyze',
+    {
+      schema: {
+        summary: 'Start a multi-expert analysis task in the background',
+        tags: ['analysis'],
+        body: AnalyzeBody,
+      },
+      // No body at all is a request with neither input mode: a 400, not a schema 422.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) => {
+      const analysis = normalizeRequest(request.body as AnalysisBody);
+      if (!analysis) throw new HttpError(400, MISSING_INPUT);
+      if (analysis.incident_id && !(await findIncident(store.db, analysis.incident_id))) {
+        throw errors.notFound('Incident', analysis.incident_id);
+      }
+      const taskId = `task-${crypto.randomUUID()}`;
+      const now = clock.now();
+      await insertTask(store.db, {
+        id: taskId,
+        request: analysis,
+        incidentId: analysis.incident_id ?? null,
+        now,
+      });
+      try {
+        await jobs.enqueue(ANALYSIS_JOB, { task_id: taskId }, { jobId: taskId });
+      } catch (error) {
+        // Never leave a task pending that no job will run.
+        const failed = await changeTask(
+          store.db,
+          taskId,
+          { state: 'PENDING' },
+          { state: 'FAILED', error: 'Analysis could not be scheduled', completed_at: now },
+          { type: 'failed', now },
+        );
+        if (failed) await publishTaskEvent(services, failed);
+        throw error;
+      }
+      const about = analysis.incident_id
+        ? `incident ${analysis.incident_id}`
+        : (analysis.affected_services ?? []).join(', ');
+      return {
+        task_id: taskId,
+        status: 'pending',
+        message: `Analysis of ${about} scheduled with ${TOTAL_AGENTS} experts`,
+        estimated_seconds: ESTIMATED_SECONDS,
+      };
+    },
+  );
+
+  app.get(
+    '/agents/status/:task_id',
+    { schema: { summary: 'Progress of an analysis task', tags: ['analysis'], params: TaskParams } },
+    async (request) => {
+      const { task_id } = request.params as { task_id: string };
+      const task = await findTask(store.db, task_id);
+      if (!task) throw errors.notFound('Task', task_id);
+      return statusView(task);
+    },
+  );
+
+  app.get(
+    '/agents/result/:task_id',
+    {
+      schema: {
+        summary: 'Consensus of a completed analysis task',
+        tags: ['analysis'],
+        params: TaskParams,
+      },
+    },
+    async (request) => {
+      const { task_id } = request.params as { task_id: string };
+      const task = await findTask(store.db, task_id);
+      if (!task) throw errors.notFound('Task', task_id);
+      return resultView(task);
+    },
+  );
+
+  app.get(
+    '/agents/stream/:task_id',
+    {
+      schema: {
+        summary: 'Server-sent events of an analysis task, resumable with Last-Event-ID',
+        tags: ['analysis'],
+        params: TaskParams,
+      },
+    },
+    async (request, reply) => {
+      const { task_id } = request.params as { task_id: string };
+      const lastEventId = lastEventIdOf(request.headers['last-event-id']);
+      const prepared = await prepareTaskStream(streamDeps, task_id, lastEventId);
+      if (!prepared) throw errors.notFound('Task', task_id);
+      if (prepared.exhausted) {
+        // A client that already has every event of a finished task: 204 is what tells an
+        // EventSource to stop reconnecting (HTML, server-sent events).
+        prepared.abandon();
+        return reply.code(204).send();
+      }
+      reply.hijack();
+      const holder: { end(): void } = { end: () => undefined };
+      open.add(holder);
+      holder.end = prepared.start(reply.raw, () => open.delete(holder)).end;
+    },
+  );
+}

@@ -1,0 +1,93 @@
+import type { Services } from '../../services.js';
+import type { Expert } from './analysis-types.js';
+import { expertsFor } from './experts.js';
+import {
+  ANALYSIS_JOB,
+  createAnalysisRunner,
+  INTERRUPTED,
+  publishTaskEvent,
+} from './run-analysis.js';
+import { changeTask, expiredTaskIds, purgeFinishedBefore } from './task-records.js';
+
+const DAY_MS = 24 * 3_600_000;
+/** spec, Limits: "Task result retention: 7 days" (a task is kept 7 days after it finished). */
+export const RETENTION_MS = 7 * DAY_MS;
+export const SWEEP_EVERY_MS = 60_000;
+/** Analyses run at once per process; their model calls share the analyzer's own limit anyway. */
+const ANALYSIS_CONCURRENCY = 4;
+
+/**
+ * Marks FAILED the running tasks whose lease ran out (their process died: issue 5, "never
+ * left running forever"), and purges tasks finished more than 7 days ago with their events.
+ * A task whose process is alive keeps renewing its lease, so another replica's sweep leaves
+ * it alone.
+ */
+export async function sweepTasks(
+  services: Services,
+): Promise<{ interrupted: number; purged: number }> {
+  const { store, clock } = services;
+  const now = clock.now();
+  let interrupted = 0;
+  for (const id of await expiredTaskIds(store.db, now)) {
+    const failed = await changeTask(
+      store.db,
+      id,
+      { state: 'RUNNING', leaseBefore: now },
+      {
+        state: 'FAILED',
+        current_step: 'Analysis interrupted',
+        error: INTERRUPTED.lease,
+        completed_at: now,
+        locked_until: null,
+      },
+      { type: 'failed', now },
+    );
+    if (!failed) continue;
+    interrupted += 1;
+    // Streams following it on a live replica end on this event.
+    await publishTaskEvent(services, failed);
+  }
+  const purged = await purgeFinishedBefore(store.db, now - RETENTION_MS);
+  return { interrupted, purged };
+}
+
+export interface AnalysisWork {
+  stop(): Promise<void>;
+}
+
+/**
+ * The background side of analysis tasks: the job handler, and the sweep, run once at start
+ * (what a dead process left is handled before new work) and then every minute.
+ */
+export function startAnalysisWork(
+  services: Services,
+  experts: readonly Expert[] = expertsFor(services),
+): AnalysisWork {
+  const { jobs, log } = services;
+  const runner = createAnalysisRunner(services, experts);
+  jobs.process(
+    ANALYSIS_JOB,
+    (payload) => runner.run(String(payload.task_id)),
+    ANALYSIS_CONCURRENCY,
+  );
+  const sweep = async () => {
+    try {
+      const { interrupted, purged } = await sweepTasks(services);
+      if (interrupted || purged) log.info({ interrupted, purged }, 'analysis: tasks swept');
+    } catch (error) {
+      log.warn({ err: error }, 'analysis: task sweep failed');
+    }
+  };
+  let sweeping = sweep();
+  const timer = setInterval(() => {
+    sweeping = sweeping.then(sweep);
+  }, SWEEP_EVERY_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sweeping;
+      await runner.stop();
+    },
+  };
+}
