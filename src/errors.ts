@@ -28,6 +28,14 @@ export const errors = {
     new HttpError(404, `No route for ${method} ${url}`),
   unauthorized: () => new HttpError(401, 'Missing or invalid bearer token'),
   badCursor: () => new HttpError(422, 'cursor is not a cursor this service issued'),
+  // CONTRACT, Readbacks: E-SNAP. The 500 names the readback; the package inventory, derived
+  // from files the operator owns, also says which file and why.
+  readbackNotFound: (name: string) => new HttpError(404, `Readback data not found: ${name}`),
+  readbackInvalid: (name: string, reason?: string) =>
+    new HttpError(500, `Invalid readback data: ${name}${reason ? `: ${reason}` : ''}`),
+  // spec, Errors: "400 POST /agents/analyze: neither incident_id nor severity with affected_services"
+  analysisInputMissing: () =>
+    new HttpError(400, 'Provide incident_id, or severity with affected_services'),
 } as const;
 
 export const HMAC_REASONS = {

@@ -9,7 +9,10 @@ interface Waiting<T, R> {
  * added while a write runs go in the next one. Each `add` settles with its write, and with
  * the write's result at its own position when the write returns one per item.
  */
-export function groupCommit<T, R = void>(write: (items: T[]) => Promise<R[] | undefined | void>) {
+export function groupCommit<T, R = undefined>(
+  // biome-ignore lint/suspicious/noConfusingVoidType: writers with no per-item result return nothing
+  write: (items: T[]) => Promise<R[] | undefined | void>,
+) {
   let queue: Waiting<T, R>[] = [];
   let scheduled = false;
   let writing = false;

@@ -3,6 +3,7 @@ import { backends, buildTestApp, postSigned, TestClock } from '../helpers/build-
 import { startTelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
+  cardFor,
   chatEnv,
   openIncidentCard,
   press,
@@ -163,13 +164,11 @@ describe.each(backends())('chat callbacks on %s', async (backend) => {
       payload: { approval_id: card.approvalId },
     });
     expect(push.statusCode).toBe(200);
-    const fresh = tg
-      .calls('sendMessage')
-      .at(-1)!
-      .body.reply_markup!.inline_keyboard![0]![0]!.callback_data.split(':')[2]!;
-    expect(
-      (await press(app, 'approve', { approvalId: card.approvalId, nonce: fresh })).json(),
-    ).toEqual({ ok: false, message: 'Approval already rejected' });
+    const fresh = await cardFor(app, tg, card.approvalId, 2);
+    expect((await press(app, 'approve', fresh)).json()).toEqual({
+      ok: false,
+      message: 'Approval already rejected',
+    });
   });
 
   it('answers Unknown action (step 7) and Approval not found', async () => {
@@ -183,13 +182,11 @@ describe.each(backends())('chat callbacks on %s', async (backend) => {
       url: '/api/v1/chatops/test-push',
       payload: { approval_id: 'no-such-approval' },
     });
-    const nonce = tg
-      .calls('sendMessage')
-      .at(-1)!
-      .body.reply_markup!.inline_keyboard![0]![0]!.callback_data.split(':')[2]!;
-    expect((await press(app, 'approve', { approvalId: 'no-such-approval', nonce })).json()).toEqual(
-      { ok: false, message: 'Approval not found: no-such-approval' },
-    );
+    const orphan = await cardFor(app, tg, 'no-such-approval');
+    expect((await press(app, 'approve', orphan)).json()).toEqual({
+      ok: false,
+      message: 'Approval not found: no-such-approval',
+    });
   });
 
   it('needs two distinct signers for a critical approval', async () => {

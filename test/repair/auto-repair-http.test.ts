@@ -5,7 +5,13 @@ import { buildTestApp, postSigned } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { writeStandInKubectl } from './stand-in-kubectl.js';
 
-type Entry = { type: string; actor: string; success: boolean; context: Record<string, any> };
+type Entry = {
+  type: string;
+  actor: string;
+  success: boolean;
+  // biome-ignore lint/suspicious/noExplicitAny: a JSON body under assertion
+  context: Record<string, any>;
+};
 
 async function logOf(
   app: Awaited<ReturnType<typeof buildTestApp>>['app'],

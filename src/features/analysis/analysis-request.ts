@@ -1,3 +1,4 @@
+import { errors } from '../../errors.js';
 import type { Severity } from './analysis-types.js';
 
 /** spec, Analysis request: the body of POST /agents/analyze, as stored with the task. */
@@ -19,7 +20,7 @@ export interface AnalysisBody {
 }
 
 /** The 400 detail (spec, Errors: "neither incident_id nor severity with affected_services"). */
-export const MISSING_INPUT = 'Provide incident_id, or severity with affected_services';
+export const MISSING_INPUT = errors.analysisInputMissing().detail;
 
 const names = (values: readonly string[] | null | undefined) => [
   ...new Set((values ?? []).map((value) => value.trim()).filter(Boolean)),

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { errors, HttpError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { FreeFormMap } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
-import { type AnalysisBody, MISSING_INPUT, normalizeRequest } from './analysis-request.js';
+import { type AnalysisBody, normalizeRequest } from './analysis-request.js';
 import { findIncident } from './analysis-subject.js';
 import { SEVERITIES } from './analysis-types.js';
 import { ANALYSIS_JOB, publishTaskEvent } from './run-analysis.js';
@@ -72,7 +72,7 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
     },
     async (request) => {
       const analysis = normalizeRequest(request.body as AnalysisBody);
-      if (!analysis) throw new HttpError(400, MISSING_INPUT);
+      if (!analysis) throw errors.analysisInputMissing();
       if (analysis.incident_id && !(await findIncident(store.db, analysis.incident_id))) {
         throw errors.notFound('Incident', analysis.incident_id);
       }

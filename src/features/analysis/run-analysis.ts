@@ -60,6 +60,7 @@ export function createAnalysisRunner(
   const { store, clock, log } = services;
   const db = store.db;
   const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  let stopping = false;
 
   /** Records a change of a running task with its event, then publishes the event. */
   async function step(taskId: string, change: TaskChange, event: Omit<EventSpec, 'now'>) {
@@ -150,7 +151,7 @@ export function createAnalysisRunner(
     }
   }
 
-  async function run(taskId: string): Promise<void> {
+  async function claimAndAnalyse(taskId: string, controller: AbortController): Promise<void> {
     const now = clock.now();
     const started = await changeTask(
       db,
@@ -167,7 +168,6 @@ export function createAnalysisRunner(
     );
     // Not pending: a repeated job (at-least-once delivery) for a task already run or failed.
     if (!started) return;
-    const controller = new AbortController();
     const renewal = setInterval(() => {
       renewTaskLease(db, taskId, clock.now() + TASK_LEASE_MS).then(
         (held) => {
@@ -177,19 +177,26 @@ export function createAnalysisRunner(
       );
     }, TASK_LEASE_MS / 3);
     renewal.unref();
-    const done = publishTaskEvent(services, started)
-      .then(() => analyse(taskId, controller.signal))
-      .catch(async (error: unknown) => {
-        if (error instanceof TaskLost) return;
-        const reason = controller.signal.aborted
-          ? INTERRUPTED.shutdown
-          : (error as Error).message || String(error);
-        await fail(taskId, reason);
-      })
-      .finally(() => {
-        clearInterval(renewal);
-        running.delete(taskId);
-      });
+    try {
+      await publishTaskEvent(services, started);
+      await analyse(taskId, controller.signal);
+    } catch (error) {
+      if (error instanceof TaskLost) return;
+      const reason = controller.signal.aborted
+        ? INTERRUPTED.shutdown
+        : (error as Error).message || String(error);
+      await fail(taskId, reason);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  async function run(taskId: string): Promise<void> {
+    // Refused, so the job is retried by another replica or after the restart: a task claimed
+    // now would only be failed as interrupted a moment later.
+    if (stopping) throw new Error('analysis: the service is shutting down');
+    const controller = new AbortController();
+    const done = claimAndAnalyse(taskId, controller).finally(() => running.delete(taskId));
     running.set(taskId, { controller, done });
     await done;
   }
@@ -197,6 +204,7 @@ export function createAnalysisRunner(
   return {
     run,
     async stop() {
+      stopping = true;
       const runs = [...running.values()];
       for (const { controller } of runs) controller.abort(new Error(INTERRUPTED.shutdown));
       await Promise.allSettled(runs.map((entry) => entry.done));

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { HttpError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { InventoryDocument } from './inventory-schema.js';
 import { readInventory } from './read-inventory.js';
@@ -10,9 +10,8 @@ export const INVENTORY_READBACK = 'javascript-package-inventory';
 // Same wording as the committed readbacks (CONTRACT, Readbacks); the 500 adds which file failed,
 // relative to INVENTORY_ROOT, so the detail never reveals the server's directory layout.
 export const inventoryErrors = {
-  notFound: () => new HttpError(404, `Readback data not found: ${INVENTORY_READBACK}`),
-  unreadable: (reason: string) =>
-    new HttpError(500, `Invalid readback data: ${INVENTORY_READBACK}: ${reason}`),
+  notFound: () => errors.readbackNotFound(INVENTORY_READBACK),
+  unreadable: (reason: string) => errors.readbackInvalid(INVENTORY_READBACK, reason),
 } as const;
 
 const Detail = Type.Object({ detail: Type.String() }, { additionalProperties: false });

@@ -1,12 +1,12 @@
-import { HttpError } from '../../errors.js';
+import { errors } from '../../errors.js';
 
 /**
  * CONTRACT, Readbacks: the two fixed details of E-SNAP. The 500 names the readback and nothing
  * else, so a broken file never leaks its path or content through the response.
  */
 export const readbackErrors = {
-  notFound: (name: string) => new HttpError(404, `Readback data not found: ${name}`),
-  invalid: (name: string) => new HttpError(500, `Invalid readback data: ${name}`),
+  notFound: (name: string) => errors.readbackNotFound(name),
+  invalid: (name: string) => errors.readbackInvalid(name),
 } as const;
 
 /** A committed document that exists but cannot be served; `reason` goes to the log only. */
