@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { INTERRUPTED } from '../../src/features/analysis/run-analysis.js';
 import { insertTask } from '../../src/features/analysis/task-records.js';
 import { tempDir } from '../helpers/backends.js';
 import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
+import { startServerProcess } from '../helpers/server-process.js';
 import { startUpstream } from '../helpers/upstreams.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { analyze, expertModel, statusOf, waitForState } from './analysis-helpers.js';
@@ -12,31 +11,6 @@ import { analyze, expertModel, statusOf, waitForState } from './analysis-helpers
 const MANUAL = { severity: 'P2', affected_services: ['cart'] };
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
-
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-/** `src/server.ts` as a process of its own, so it can really be killed. */
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
-    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
 
 describe('a task whose process died', () => {
   it('is marked FAILED as interrupted when the service starts again', async () => {
@@ -50,7 +24,7 @@ describe('a task whose process died', () => {
       ANALYZER: 'openai',
       LLM_BASE_URL: llm.url,
     };
-    const { child, url } = await startServer(env);
+    const { child, url } = await startServerProcess(env);
     const response = await fetch(`${url}/api/v1/agents/analyze`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,37 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/backends.js';
 import { buildTestApp, TestClock } from '../helpers/build-app.js';
+import { startServerProcess } from '../helpers/server-process.js';
 import { chatCompletion, startUpstream } from '../helpers/upstreams.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { issueAlert, trackerSignature } from './tracker-delivery.js';
-
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-/** Starts `src/server.ts` as its own process and resolves with its base URL. */
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
-    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
-  });
-}
 
 describe('an accepted issue survives a crash', () => {
   it('is analysed after a restart when the process was killed mid-analysis', async () => {
@@ -48,7 +21,7 @@ describe('an accepted issue survives a crash', () => {
       LLM_MODEL: 'restart-model',
       ERRTRACKER_CLIENT_SECRET: 's3cret',
     };
-    const { child, url } = await startServer(env);
+    const { child, url } = await startServerProcess(env);
     const body = JSON.stringify(issueAlert('crash-1'));
     const response = await fetch(`${url}/api/v1/webhooks/errtracker/error`, {
       method: 'POST',

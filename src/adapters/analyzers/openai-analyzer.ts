@@ -1,4 +1,5 @@
 import type { Analyzer, ErrorAnalysis, ErrorContext } from '../../ports/analyzer.js';
+import { chatCompletionsUrl, requestChatCompletion } from './chat-completions.js';
 
 /**
  * The analyzer for `ANALYZER=openai` (CONTRACT): any OpenAI-compatible chat-completions
@@ -37,40 +38,22 @@ const SYSTEM_PROMPT = [
 export function createOpenAiAnalyzer(options: OpenAiAnalyzerOptions): Analyzer {
   const model = options.model ?? DEFAULT_LLM_MODEL;
   const provider = `openai:${model}`;
-  const url = chatCompletionsUrl(options.baseUrl);
-  const fetchImpl = options.fetchImpl ?? fetch;
+  const endpoint = { ...options, model, url: chatCompletionsUrl(options.baseUrl) };
   return {
     provider,
     async analyze(context: ErrorContext, signal: AbortSignal): Promise<ErrorAnalysis> {
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-      const response = await fetchImpl(url, {
-        method: 'POST',
-        headers,
+      const body = await requestChatCompletion(
+        endpoint,
+        SYSTEM_PROMPT,
+        JSON.stringify(context),
         signal,
-        body: JSON.stringify({
-          model,
-          messages: [
-            { role: 'system', content: SYSTEM_PROMPT },
-            { role: 'user', content: JSON.stringify(context) },
-          ],
-          response_format: { type: 'json_object' },
-          temperature: 0,
-        }),
-      });
-      const body = await response.text();
-      if (!response.ok) {
-        throw new Error(`LLM request failed: HTTP ${response.status}: ${excerpt(body)}`);
-      }
+      );
       return { ...parseAnalysis(contentOf(body)), analyzed_by: provider };
     },
   };
 }
 
-export function chatCompletionsUrl(baseUrl: string): string {
-  const root = baseUrl.replace(/\/+$/, '');
-  return root.endsWith('/chat/completions') ? root : `${root}/chat/completions`;
-}
+export { chatCompletionsUrl };
 
 function contentOf(body: string): string {
   let parsed: unknown;

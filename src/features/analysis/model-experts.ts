@@ -1,4 +1,8 @@
-import { chatCompletionsUrl, DEFAULT_LLM_MODEL } from '../../adapters/analyzers/openai-analyzer.js';
+import {
+  chatCompletionsUrl,
+  requestChatCompletion,
+} from '../../adapters/analyzers/chat-completions.js';
+import { DEFAULT_LLM_MODEL } from '../../adapters/analyzers/openai-analyzer.js';
 import type { Resilience } from '../../adapters/analyzers/resilient-analyzer.js';
 import {
   ACTIONS,
@@ -122,31 +126,21 @@ export function parseOpinion(
 
 export function createModelExperts(options: ModelExpertOptions): Expert[] {
   const model = options.model ?? DEFAULT_LLM_MODEL;
-  const url = chatCompletionsUrl(options.baseUrl);
-  const fetchImpl = options.fetchImpl ?? fetch;
+  const endpoint = {
+    url: chatCompletionsUrl(options.baseUrl),
+    model,
+    apiKey: options.apiKey,
+    fetchImpl: options.fetchImpl,
+  };
   const [inputPrice, outputPrice] = PRICES[model] ?? [0, 0];
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
   const call = async (agent: AgentName, subject: unknown, signal: AbortSignal) => {
-    const response = await fetchImpl(url, {
-      method: 'POST',
-      headers,
+    const body = await requestChatCompletion(
+      endpoint,
+      systemPromptFor(agent),
+      JSON.stringify(subject),
       signal,
-      body: JSON.stringify({
-        model,
-        messages: [
-          { role: 'system', content: systemPromptFor(agent) },
-          { role: 'user', content: JSON.stringify(subject) },
-        ],
-        response_format: { type: 'json_object' },
-        temperature: 0,
-      }),
-    });
-    const body = await response.text();
-    if (!response.ok) {
-      throw new Error(`LLM request failed: HTTP ${response.status}: ${body.slice(0, 200)}`);
-    }
+    );
     const completion = completionOf(body);
     const cost =
       (completion.promptTokens * inputPrice + completion.completionTokens * outputPrice) / 1e6;
