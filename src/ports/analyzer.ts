@@ -35,6 +35,8 @@ export interface ErrorAnalysis {
   confidence: number;
   /** names the provider, e.g. `rules` or `openai:<model>` */
   analyzed_by: string;
+  /** Not in the spec: the known failure signature diagnosed, which repair playbooks match. */
+  error_signature?: string;
 }
 
 export interface Analyzer {

@@ -266,3 +266,19 @@ describe('analyzer limits around the pipeline', () => {
     expect(aborted).toBe(true);
   });
 });
+
+describe('repair for a diagnosed error', () => {
+  it('stores the failure signature and matches a playbook by it', async () => {
+    const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    await deliver(app, issueAlert('signature-1'));
+    const approval = await approvalFor(app, 'signature-1');
+    expect(approval.metadata.error_signature).toBe('pool-exhausted');
+    const triggered = await waitFor(async () => {
+      const items = (await app.inject(`/api/v1/operation-log?approval_id=${approval.id}`)).json()
+        .items as Json[];
+      return items.find((entry) => entry.type === 'AUTO_REPAIR_TRIGGERED');
+    });
+    expect(triggered.context.decision.playbook).toMatchObject({ id: expect.any(String) });
+    expect(triggered.context.decision.similarity_score).toBe(0.9);
+  });
+});

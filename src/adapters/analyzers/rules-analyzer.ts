@@ -43,7 +43,8 @@ export function createRulesAnalyzer(): Analyzer {
     provider: RULES_PROVIDER,
     async analyze(context: ErrorContext, signal: AbortSignal): Promise<ErrorAnalysis> {
       signal.throwIfAborted();
-      return diagnoseError(context).analysis;
+      const { signatureId, analysis } = diagnoseError(context);
+      return signatureId === null ? analysis : { ...analysis, error_signature: signatureId };
     },
   };
 }

@@ -29,6 +29,8 @@ export interface IssueApprovalMetadata {
   llm_provider: string;
   llm_confidence: number;
   anomaly_frequency?: AnomalyFrequency;
+  /** The diagnosed failure signature, for repair playbooks that match signatures. */
+  error_signature?: string;
 }
 
 /** spec, "Approval request created from an error-tracker issue", field for field. */
@@ -99,6 +101,7 @@ export function approvalRequestFromIssue(
     llm_confidence: analysis?.confidence ?? 0.0,
   };
   if (frequency !== null) metadata.anomaly_frequency = frequency;
+  if (analysis?.error_signature) metadata.error_signature = analysis.error_signature;
   return {
     action: `${tracker} ${ctx.level.toUpperCase()} Alert: ${targetResourceOf(ctx)}`,
     description: describeIssue(ctx, analysis),
