@@ -3,14 +3,21 @@ import { freePort, startProcess, waitForHttp } from './processes.js';
 import { REPO_ROOT } from './service.js';
 import type { Target } from './target.js';
 
-/** bench/bare-server.ts in its own process, like the service, so both compete for CPU alike. */
-export async function startBareServer(secret: string): Promise<Target> {
+/**
+ * A small `node:http` script of the bench in its own process, like the service, so both
+ * compete for CPU alike; ready when its `/health` answers.
+ */
+export async function startBenchScript(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+): Promise<Target> {
   const port = await freePort();
   const child = startProcess({
-    name: 'bare',
+    name,
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(REPO_ROOT, 'bench/bare-server.ts')],
-    env: { PATH: process.env.PATH, PORT: String(port), WEBHOOK_SECRET: secret },
+    args: ['--import', 'tsx', path.join(REPO_ROOT, script)],
+    env: { PATH: process.env.PATH, PORT: String(port), ...env },
     cwd: REPO_ROOT,
   });
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -21,4 +28,9 @@ export async function startBareServer(secret: string): Promise<Target> {
     await child.stop();
     throw error;
   }
+}
+
+/** bench/bare-server.ts: the signed-webhook floor. */
+export function startBareServer(secret: string): Promise<Target> {
+  return startBenchScript('bare', 'bench/bare-server.ts', { WEBHOOK_SECRET: secret });
 }

@@ -2,10 +2,10 @@ import crypto from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { redactDocument } from '../../src/features/readbacks/redaction.js';
+import { startBenchScript } from '../lib/bare.js';
 import type { SampleResponse } from '../lib/load.js';
-import { freePort, startProcess, waitForHttp } from '../lib/processes.js';
 import type { Comparison, RunSpec } from '../lib/run-spec.js';
-import { REPO_ROOT, startService } from '../lib/service.js';
+import { startService } from '../lib/service.js';
 import type { Target } from '../lib/target.js';
 import type { BenchContext } from './intake-runs.js';
 
@@ -49,24 +49,10 @@ function sameBytes(sample: SampleResponse): string | undefined {
     : `answered ${sample.body.length} bytes that differ from the redacted document (${expected.length} bytes)`;
 }
 
-async function startReadbackBare(workDir: string): Promise<Target> {
-  const file = writeDocument(workDir);
-  const port = await freePort();
-  const child = startProcess({
-    name: 'readback-bare',
-    command: process.execPath,
-    args: ['--import', 'tsx', path.join(REPO_ROOT, 'bench/runs/readback-bare-server.ts')],
-    env: { PATH: process.env.PATH, PORT: String(port), READBACK_FILE: file },
-    cwd: REPO_ROOT,
+function startReadbackBare(workDir: string): Promise<Target> {
+  return startBenchScript('readback-bare', 'bench/runs/readback-bare-server.ts', {
+    READBACK_FILE: writeDocument(workDir),
   });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  try {
-    const readyVia = await waitForHttp(child, [`${baseUrl}/health`]);
-    return { baseUrl, child, readyVia: new URL(readyVia).pathname, stop: () => child.stop() };
-  } catch (error) {
-    await child.stop();
-    throw error;
-  }
 }
 
 const plan = {
