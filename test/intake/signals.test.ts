@@ -73,6 +73,11 @@ describe.each(backends())('signal webhook on %s', async (backend) => {
     expect(first.items.map((s: { alert_name: string }) => s.alert_name)).toEqual(['A3', 'A2']);
     const second = (await app.inject(`/api/v1/signals?limit=2&cursor=${first.next_cursor}`)).json();
     expect(second.items[0].alert_name).toBe('A1');
+    // A cursor we did not issue is the client's mistake, not ours.
+    const forged = Buffer.from('c1:not-an-id').toString('base64url');
+    const bad = await app.inject(`/api/v1/signals?cursor=${forged}`);
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json()).toEqual({ detail: 'cursor is not a cursor this service issued' });
   });
 });
 

@@ -24,6 +24,13 @@ interface IncidentQuery {
   fingerprint?: string;
 }
 
+/** A signal cursor holds a stream id (`<ms>-<seq>`); anything else is not one we issued. */
+function decodeStreamCursor(cursor: string | undefined): string | undefined {
+  const position = decodeCursor(cursor);
+  if (position !== undefined && !/^\d{1,15}-\d{1,15}$/.test(position)) throw errors.badCursor();
+  return position;
+}
+
 /** Read API for what intake holds: incidents (with why they merged) and signals. */
 export async function readApiRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { store, stream } = services;
@@ -99,7 +106,7 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
       const limit = query.limit ?? 50;
       const entries = await stream.range(SIGNALS_STREAM, {
         newestFirst: true,
-        from: decodeCursor(query.cursor),
+        from: decodeStreamCursor(query.cursor),
         limit: limit + 1,
       });
       const page = entries.slice(0, limit);
