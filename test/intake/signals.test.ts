@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SIGNALS_STREAM_MAX_LENGTH } from '../../src/features/intake/signal-schema.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -166,5 +167,12 @@ describe('signal stream failure', () => {
       target_resource: 'x',
     });
     expect(alive.statusCode).toBe(200);
+  });
+});
+
+describe('signal stream length (spec, Limits)', () => {
+  it('trims platform:signals to about 10000 entries', () => {
+    // The trimming itself is checked per adapter in test/contract/stream.contract.test.ts.
+    expect(SIGNALS_STREAM_MAX_LENGTH).toBe(10_000);
   });
 });
