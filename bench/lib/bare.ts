@@ -34,3 +34,10 @@ export async function startBenchScript(
 export function startBareServer(secret: string): Promise<Target> {
   return startBenchScript('bare', 'bench/bare-server.ts', { WEBHOOK_SECRET: secret });
 }
+
+/** bench/fastify-floor-server.ts: the bare baseline's work in a Fastify route, nothing more. */
+export function startFastifyFloor(secret: string): Promise<Target> {
+  return startBenchScript('fastify-floor', 'bench/fastify-floor-server.ts', {
+    WEBHOOK_SECRET: secret,
+  });
+}

@@ -1,5 +1,5 @@
 import { alertmanagerPlan, startAlertmanager } from '../alertmanager.js';
-import { startBareServer } from '../lib/bare.js';
+import { startBareServer, startFastifyFloor } from '../lib/bare.js';
 import { convergedAlertRequest, newAlertSequence, signalRequests } from '../lib/bodies.js';
 import { distributedNames } from '../lib/distributed.js';
 import type { LoadPlan, SampleResponse } from '../lib/load.js';
@@ -160,6 +160,13 @@ export function intakeRuns(ctx: BenchContext): RunSpec[] {
       plan: signalsPlan(ctx.secret),
       checkSample: expectField('success', true),
     },
+    {
+      id: 'fastify-floor',
+      label: 'Fastify floor: bare work in a Fastify route',
+      start: () => startFastifyFloor(ctx.secret),
+      plan: signalsPlan(ctx.secret),
+      checkSample: expectField('success', true),
+    },
     ...serviceRuns(ctx, 'embedded'),
     ...serviceRuns(ctx, 'distributed'),
     {
@@ -175,6 +182,11 @@ export function intakeRuns(ctx: BenchContext): RunSpec[] {
 }
 
 export const intakeComparisons: Comparison[] = [
+  {
+    label: 'Fastify floor ÷ bare (no target)',
+    numerator: 'fastify-floor',
+    denominator: 'bare',
+  },
   {
     label: 'signals ÷ bare (embedded)',
     numerator: 'signals-embedded',

@@ -98,12 +98,14 @@ export interface Tables {
     source_url: string | null;
     labels: string;
     annotations: string;
-    payload: string;
+    /** sha256 hex of the payload's JSON, the key of its `event_payloads` row */
+    payload_digest: string;
     operator_id: string | null;
     auth_method: string | null;
     approval_id: string | null;
     created_at: number;
   };
+  event_payloads: { digest: string; body: string };
   anomaly_occurrences: { seq: Generated<number>; anomaly_key: string; occurred_at: number };
   approval_decisions: {
     seq: Generated<number>;

@@ -4,7 +4,7 @@ import { HttpError } from '../../errors.js';
 import { requireConsoleToken } from '../../http/console-auth.js';
 import { listNewestFirst, PageQuery } from '../../http/pagination.js';
 import type { Services } from '../../services.js';
-import { externalEventView } from './external-event-records.js';
+import { externalEventViews } from './external-event-records.js';
 import { handleTrackerDelivery } from './tracker-webhook.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -104,7 +104,10 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
         { stage: query.stage, provider: query.provider, issue_id: query.issue_id },
         query,
       );
-      return { items: page.items.map(externalEventView), next_cursor: page.next_cursor };
+      return {
+        items: await externalEventViews(services.store.db, page.items),
+        next_cursor: page.next_cursor,
+      };
     },
   );
 }

@@ -4,25 +4,73 @@ import type { Db, Tables } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import type { CanaryAuth, ExternalAlertEventFields } from './canary.js';
 
+/** A payload's JSON text and its sha256, computed once per delivery for all its stages. */
+export interface EventPayload {
+  json: string;
+  digest: string;
+}
+
+export function eventPayload(json: string): EventPayload {
+  return { json, digest: crypto.createHash('sha256').update(json).digest('hex') };
+}
+
 export interface RecordedEventExtras {
   auth?: CanaryAuth;
   approvalId?: string;
   /** The payload already serialized (the raw request body), to skip serializing it again. */
-  payloadJson?: string;
+  payload?: EventPayload;
 }
 
 type EventRow = Insertable<Tables['external_alert_events']>;
+interface EventWrite {
+  row: EventRow;
+  payloadJson: string;
+}
 
-// One batching writer per database: deliveries arriving together share one insert.
-const writers = new WeakMap<Db, (row: EventRow) => Promise<void>>();
+/** Keeps each insert's bound parameters within both dialects' limits. */
+const ROWS_PER_STATEMENT = 500;
+/** Digests this process has seen committed; payload rows are never deleted. */
+const KNOWN_DIGESTS_KEPT = 1000;
+
+function inChunks<T>(rows: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+    out.push(rows.slice(i, i + ROWS_PER_STATEMENT));
+  }
+  return out;
+}
+
+// One batching writer per database: deliveries arriving together share one transaction.
+const writers = new WeakMap<Db, (write: EventWrite) => Promise<void>>();
 
 function writerFor(db: Db) {
   let writer = writers.get(db);
   if (!writer) {
-    const batch = groupCommit<EventRow>(async (rows) => {
-      await db.insertInto('external_alert_events').values(rows).execute();
+    const known = new Set<string>();
+    const batch = groupCommit<EventWrite>(async (writes) => {
+      const payloads = new Map<string, string>();
+      for (const { row, payloadJson } of writes) {
+        if (!known.has(row.payload_digest)) payloads.set(row.payload_digest, payloadJson);
+      }
+      await db.transaction().execute(async (tx) => {
+        const fresh = [...payloads].map(([digest, body]) => ({ digest, body }));
+        for (const chunk of inChunks(fresh)) {
+          await tx
+            .insertInto('event_payloads')
+            .values(chunk)
+            .onConflict((oc) => oc.column('digest').doNothing())
+            .execute();
+        }
+        for (const chunk of inChunks(writes.map((write) => write.row))) {
+          await tx.insertInto('external_alert_events').values(chunk).execute();
+        }
+      });
+      for (const digest of payloads.keys()) {
+        known.add(digest);
+        if (known.size > KNOWN_DIGESTS_KEPT) known.delete(known.values().next().value as string);
+      }
     });
-    writer = (row) => batch.add(row);
+    writer = (write) => batch.add(write);
     writers.set(db, writer);
   }
   return writer;
@@ -36,30 +84,51 @@ export async function recordExternalEvent(
   extras: RecordedEventExtras = {},
 ): Promise<string> {
   const id = crypto.randomUUID();
+  const payload = extras.payload ?? eventPayload(JSON.stringify(fields.payload ?? null));
   await writerFor(db)({
-    id,
-    project: fields.project,
-    provider: fields.provider,
-    stage: fields.stage,
-    issue_id: fields.issue_id,
-    title: fields.title,
-    severity: fields.severity,
-    namespace: fields.namespace,
-    target_resource: fields.target_resource,
-    fingerprint: fields.fingerprint,
-    source_url: fields.source_url,
-    labels: JSON.stringify(fields.labels),
-    annotations: JSON.stringify(fields.annotations),
-    payload: extras.payloadJson ?? JSON.stringify(fields.payload ?? null),
-    operator_id: extras.auth?.operatorId ?? null,
-    auth_method: extras.auth?.method ?? null,
-    approval_id: extras.approvalId ?? null,
-    created_at: now,
+    payloadJson: payload.json,
+    row: {
+      id,
+      project: fields.project,
+      provider: fields.provider,
+      stage: fields.stage,
+      issue_id: fields.issue_id,
+      title: fields.title,
+      severity: fields.severity,
+      namespace: fields.namespace,
+      target_resource: fields.target_resource,
+      fingerprint: fields.fingerprint,
+      source_url: fields.source_url,
+      labels: JSON.stringify(fields.labels),
+      annotations: JSON.stringify(fields.annotations),
+      payload_digest: payload.digest,
+      operator_id: extras.auth?.operatorId ?? null,
+      auth_method: extras.auth?.method ?? null,
+      approval_id: extras.approvalId ?? null,
+      created_at: now,
+    },
   });
   return id;
 }
 
-export function externalEventView(row: Selectable<Tables['external_alert_events']>) {
+type EventRecord = Selectable<Tables['external_alert_events']>;
+
+/** The read API's view of a page of events, each with its payload. */
+export async function externalEventViews(db: Db, rows: EventRecord[]) {
+  const digests = [...new Set(rows.map((row) => row.payload_digest))];
+  const bodies = new Map<string, string>();
+  if (digests.length > 0) {
+    const stored = await db
+      .selectFrom('event_payloads')
+      .select(['digest', 'body'])
+      .where('digest', 'in', digests)
+      .execute();
+    for (const { digest, body } of stored) bodies.set(digest, body);
+  }
+  return rows.map((row) => externalEventView(row, bodies.get(row.payload_digest) ?? 'null'));
+}
+
+function externalEventView(row: EventRecord, payloadJson: string) {
   return {
     id: row.id,
     project: row.project,
@@ -74,7 +143,7 @@ export function externalEventView(row: Selectable<Tables['external_alert_events'
     source_url: row.source_url,
     labels: JSON.parse(row.labels) as Record<string, string>,
     annotations: JSON.parse(row.annotations) as Record<string, string>,
-    payload: JSON.parse(row.payload) as unknown,
+    payload: JSON.parse(payloadJson) as unknown,
     operator_id: row.operator_id,
     auth_method: row.auth_method,
     approval_id: row.approval_id,

@@ -3,7 +3,7 @@ import type { ErrorContext } from '../../ports/analyzer.js';
 import type { Services } from '../../services.js';
 import { canaryEventFields, externalEventFields, isCanary } from './canary.js';
 import { actionOf, buildErrorContext } from './error-context.js';
-import { recordExternalEvent } from './external-event-records.js';
+import { eventPayload, recordExternalEvent } from './external-event-records.js';
 import { authenticateCanary, verifyTrackerSignature } from './tracker-auth.js';
 
 /** spec, Limits: "Error-tracker dedup window: 600 seconds per issue id". */
@@ -91,9 +91,11 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
   }
 
   // The body parsed to this object, so its raw text is the payload's JSON as received.
-  const payloadJson = delivery.rawBody.length > 0 ? delivery.rawBody.toString('utf8') : '{}';
+  const stored = eventPayload(
+    delivery.rawBody.length > 0 ? delivery.rawBody.toString('utf8') : '{}',
+  );
   await recordExternalEvent(store.db, externalEventFields(context, 'received', payload), now, {
-    payloadJson,
+    payload: stored,
   });
   if (!context.issue_id) return { status: 'ignored', reason: 'issue id is missing' };
   const first = await once.claim('errtracker-issue', context.issue_id, DEDUP_TTL_SECONDS);
@@ -102,7 +104,7 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
       store.db,
       externalEventFields(context, 'deduplicated', payload),
       now,
-      { payloadJson },
+      { payload: stored },
     );
     return { status: 'deduplicated', issue_id: context.issue_id, ttl: DEDUP_TTL_SECONDS };
   }

@@ -1,0 +1,164 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPostgresStore } from '../../src/adapters/postgres/postgres-store.js';
+import { migrationProvider } from '../../src/adapters/sql/migrations.js';
+import { createSqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
+import type { ExternalAlertEventFields } from '../../src/features/errtracker/canary.js';
+import {
+  externalEventViews,
+  recordExternalEvent,
+} from '../../src/features/errtracker/external-event-records.js';
+import type { Store } from '../../src/ports/store.js';
+import {
+  dropSchema,
+  postgresUrlWithFreshSchema,
+  type StoreKind,
+  storeKinds,
+  tempDir,
+} from '../helpers/backends.js';
+
+/** A database at the schema of one migration, and how to open it later as a full store. */
+interface OldDatabase {
+  // biome-ignore lint/suspicious/noExplicitAny: the typed schema is the latest one, not 0004's
+  db: Kysely<any>;
+  openStore(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+async function oldSqlite(): Promise<OldDatabase> {
+  const dir = tempDir();
+  const file = path.join(dir, 'app.db');
+  return {
+    db: new Kysely({ dialect: new SqliteDialect({ database: new Database(file) }) }),
+    openStore: () => createSqliteStore(file),
+    async cleanup() {
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function oldPostgres(): Promise<OldDatabase> {
+  const { url, schema } = postgresUrlWithFreshSchema();
+  const base = new URL(url);
+  base.searchParams.delete('schema');
+  const pool = new pg.Pool({
+    connectionString: base.toString(),
+    options: `-c search_path="${schema}"`,
+  });
+  const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  await db.schema.createSchema(schema).execute();
+  return {
+    db,
+    openStore: () => createPostgresStore({ url: base.toString(), schema }),
+    cleanup: () => dropSchema(schema),
+  };
+}
+
+const openOld = (kind: StoreKind) => (kind === 'sqlite' ? oldSqlite() : oldPostgres());
+
+const eventRow = (id: string, seq: number, payload: string) => ({
+  seq,
+  id,
+  project: 'platform',
+  provider: 'errtracker',
+  stage: 'received',
+  issue_id: 'old-1',
+  title: 'TypeError',
+  severity: 'error',
+  namespace: 'errtracker',
+  target_resource: 'api',
+  fingerprint: 'errtracker-old-1',
+  source_url: null,
+  labels: '{}',
+  annotations: '{}',
+  payload,
+  operator_id: null,
+  auth_method: null,
+  approval_id: null,
+  created_at: 1_700_000_000_000,
+});
+
+describe.each(storeKinds())('migration 0005 on %s: payloads stored once', (kind: StoreKind) => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('moves the payloads of events recorded before it, one row per distinct payload', async () => {
+    const old = await openOld(kind);
+    cleanups.push(old.cleanup);
+    const migrator = new Migrator({ db: old.db, provider: migrationProvider(kind) });
+    const { error } = await migrator.migrateTo('0004_analysis_tasks');
+    expect(error).toBeUndefined();
+    const shared = JSON.stringify({ action: 'triggered', data: { issue: { id: 'old-1' } } });
+    await old.db
+      .insertInto('external_alert_events')
+      .values([
+        eventRow('ev-1', 1, shared),
+        eventRow('ev-2', 2, shared),
+        eventRow('ev-3', 3, '{"other":true}'),
+      ])
+      .execute();
+    await old.db.destroy();
+
+    const store = await old.openStore();
+    cleanups.push(() => store.close());
+    const rows = await store.db
+      .selectFrom('external_alert_events')
+      .selectAll()
+      .orderBy('seq')
+      .execute();
+    const views = await externalEventViews(store.db, rows);
+    expect(views.map((view) => [view.id, view.payload])).toEqual([
+      ['ev-1', JSON.parse(shared)],
+      ['ev-2', JSON.parse(shared)],
+      ['ev-3', { other: true }],
+    ]);
+    const payloads = await store.db.selectFrom('event_payloads').select('digest').execute();
+    expect(payloads).toHaveLength(2);
+    expect(rows.map((row) => Object.keys(row))).not.toContainEqual(
+      expect.arrayContaining(['payload']),
+    );
+  });
+
+  it('records new events against one shared payload row', async () => {
+    const old = await openOld(kind);
+    cleanups.push(old.cleanup);
+    await old.db.destroy();
+    const store = await old.openStore();
+    cleanups.push(() => store.close());
+    const fields: ExternalAlertEventFields = {
+      project: 'platform',
+      provider: 'errtracker',
+      stage: 'received',
+      issue_id: 'new-1',
+      title: 't',
+      severity: 'error',
+      namespace: 'errtracker',
+      target_resource: 'api',
+      fingerprint: 'errtracker-new-1',
+      source_url: null,
+      labels: {},
+      annotations: {},
+      payload: { big: 'x'.repeat(6000) },
+    };
+    // Concurrent stages of many deliveries of one body: one group commit, one payload row.
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        recordExternalEvent(store.db, { ...fields, stage: i % 2 ? 'deduplicated' : 'received' }, i),
+      ),
+    );
+    await recordExternalEvent(store.db, fields, 99);
+    const events = await store.db.selectFrom('external_alert_events').selectAll().execute();
+    expect(events).toHaveLength(21);
+    expect(await store.db.selectFrom('event_payloads').selectAll().execute()).toHaveLength(1);
+    const views = await externalEventViews(store.db, events);
+    expect(
+      views.every((view) => JSON.stringify(view.payload) === JSON.stringify(fields.payload)),
+    ).toBe(true);
+  });
+});
