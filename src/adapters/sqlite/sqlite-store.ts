@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import type { Store, Tables } from '../../ports/store.js';
 import { lockedTransaction, runMigrations } from '../sql/sql-support.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * Kysely's SQLite driver prepares every statement again; preparing costs more than running
@@ -27,7 +28,7 @@ function withStatementCache(connection: Database.Database, limit = 500): SqliteD
 }
 
 /**
- * Embedded store: one better-sqlite3 connection in WAL mode. Kysely's driver serializes
+ * Embedded store: one better-sqlite3 connection in WAL mode, checkpointed from a worker thread. Kysely's driver serializes
  * its use inside this process; busy_timeout makes other processes on the file wait.
  */
 export async function createSqliteStore(file: string): Promise<Store> {
@@ -37,10 +38,17 @@ export async function createSqliteStore(file: string): Promise<Store> {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 10000');
   connection.pragma('foreign_keys = ON');
+  const checkpointer = file === ':memory:' ? undefined : startWalCheckpointer(file);
+  if (checkpointer) connection.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: withStatementCache(connection) }),
   });
-  await runMigrations(db, 'sqlite');
+  try {
+    await runMigrations(db, 'sqlite');
+  } catch (error) {
+    await checkpointer?.close();
+    throw error;
+  }
 
   return {
     dialect: 'sqlite',
@@ -53,6 +61,7 @@ export async function createSqliteStore(file: string): Promise<Store> {
     },
     async close() {
       await db.destroy();
+      await checkpointer?.close();
     },
   };
 }

@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
+import { tempDir } from '../helpers/backends.js';
+
+describe('SQLite WAL checkpoints on a worker thread', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('copies committed pages into the database while open, and leaves an empty WAL on close', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, 'app.db');
+    const store = await createSqliteStore(file);
+    const before = fs.statSync(file).size;
+    const value = 'x'.repeat(4000);
+    // About 8 MB: far past the 1000 pages at which SQLite itself would have checkpointed.
+    for (let batch = 0; batch < 20; batch++) {
+      await store.db
+        .insertInto('settings')
+        .values(
+          Array.from({ length: 100 }, (_, i) => ({
+            key: `k-${batch}-${i}`,
+            value,
+            updated_at: 0,
+          })),
+        )
+        .execute();
+    }
+    const deadline = Date.now() + 5000;
+    while (fs.statSync(file).size < before + 4_000_000 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(fs.statSync(file).size).toBeGreaterThan(before + 4_000_000);
+    await store.close();
+    expect(fs.statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+
+    const reopened = await createSqliteStore(file);
+    const count = await reopened.db
+      .selectFrom('settings')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(2000);
+    await reopened.close();
+  });
+});
