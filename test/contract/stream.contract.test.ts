@@ -303,6 +303,16 @@ describe.each(backends)('stream contract: $name', (backend) => {
     }
   });
 
+  it('keeps a long stream within about a tenth over its limit', async () => {
+    const maxLen = 2000;
+    for (let round = 0; round < 30; round++) {
+      const batch = Array.from({ length: 100 }, () => stream.append(events, { x: '1' }, maxLen));
+      await Promise.all(batch);
+      expect(await stream.length(events)).toBeLessThanOrEqual(maxLen + maxLen / 10 + 100);
+    }
+    expect(await stream.length(events)).toBeGreaterThanOrEqual(maxLen);
+  });
+
   it('never gives two concurrent consumers the same new entry', async () => {
     const ids = await appendMany(stream, events, 60);
     await stream.ensureGroup(events, 'workers');

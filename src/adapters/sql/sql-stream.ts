@@ -19,12 +19,18 @@ interface Appender {
   queue: QueuedAppend[];
   scheduled: boolean;
   flushing: boolean;
-  /** Starts at `trimEvery`, so each process trims on its first batch: restarts cannot dodge it. */
+  /** Starts at infinity, so each process trims on its first batch: restarts cannot dodge it. */
   appendsSinceTrim: number;
 }
 
-/** Trimming costs a cutoff lookup and a range delete: amortize it, like Redis's MAXLEN ~. */
-const trimEvery = 100;
+/**
+ * Trimming costs a cutoff lookup and a range delete: amortize it, like Redis's MAXLEN ~,
+ * which also trims whole nodes. A stream stays within about a tenth over its limit.
+ */
+const trimEveryAtLeast = 100;
+const trimEvery = (maxLen: number) => Math.max(trimEveryAtLeast, Math.floor(maxLen / 10));
+/** Entries go stale only after claimIdleMs; looking for them more often than this is waste. */
+const reclaimLookEveryMs = 1000;
 /** Blocked readers re-check this often for entries appended by other processes. */
 const pollMs = 200;
 /** Caps one transaction, and the bound parameters of one statement, on both dialects. */
@@ -34,6 +40,8 @@ const rowsPerStatement = 500;
 export function createSqlStream(store: Store, clock: Clock): StreamPort {
   const appenders = new Map<string, Appender>();
   const sleepers = new Map<string, Set<() => void>>();
+  /** Per stream and group: when this instance last looked for entries gone stale. */
+  const lastReclaimLook = new Map<string, number>();
   const inFlight = new Set<Promise<unknown>>();
   let closed = false;
 
@@ -49,7 +57,12 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
   function appenderFor(stream: string): Appender {
     let appender = appenders.get(stream);
     if (!appender) {
-      appender = { queue: [], scheduled: false, flushing: false, appendsSinceTrim: trimEvery };
+      appender = {
+        queue: [],
+        scheduled: false,
+        flushing: false,
+        appendsSinceTrim: Number.POSITIVE_INFINITY,
+      };
       appenders.set(stream, appender);
     }
     return appender;
@@ -94,9 +107,10 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
       });
       for (const chunk of chunks(rows))
         await tx.insertInto('stream_entries').values(chunk).execute();
-      const trimmed = appender.appendsSinceTrim + batch.length >= trimEvery;
       // As if applied one by one: the latest append's limit is the one left standing.
-      if (trimmed) await trim(tx, stream, batch[batch.length - 1]!.maxLen);
+      const maxLen = batch[batch.length - 1]!.maxLen;
+      const trimmed = appender.appendsSinceTrim + batch.length >= trimEvery(maxLen);
+      if (trimmed) await trim(tx, stream, maxLen);
       return { ids: rows.map(formatId), trimmed };
     });
   }
@@ -155,8 +169,15 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
       if (!cursor) throw new Error(`NOGROUP: stream "${stream}" has no consumer group "${group}"`);
       const now = Math.floor(clock.now());
       const count = Math.max(1, Math.floor(options.count));
-      const reclaimed = await reclaimStale(tx, stream, group, consumer, now, count, options);
-      if (reclaimed.length > 0) return reclaimed;
+      const groupKey = `${stream}\u0000${group}`;
+      const sinceLook = now - (lastReclaimLook.get(groupKey) ?? Number.NEGATIVE_INFINITY);
+      if (sinceLook >= Math.min(reclaimLookEveryMs, options.claimIdleMs)) {
+        const reclaimed = await reclaimStale(tx, stream, group, consumer, now, count, options);
+        // A full batch may leave more stale entries behind: look again on the next read.
+        if (reclaimed.length < count) lastReclaimLook.set(groupKey, now);
+        else lastReclaimLook.delete(groupKey);
+        if (reclaimed.length > 0) return reclaimed;
+      }
 
       const fresh = await tx
         .selectFrom('stream_entries')

@@ -11,17 +11,21 @@ import { startWalCheckpointer } from './wal-checkpointer.js';
  * most of ours, so prepared statements are kept by their SQL text (queries are
  * parameterized, so the set of texts is small).
  */
-function withStatementCache(connection: Database.Database, limit = 500): SqliteDatabase {
+function withStatementCache(connection: Database.Database, limit = 1000): SqliteDatabase {
   const statements = new Map<string, Database.Statement>();
   return {
     close: () => connection.close(),
     prepare(text: string) {
       let statement = statements.get(text);
-      if (!statement) {
+      if (statement) {
+        // Least recently used goes first: batch inserts of every size must not push out
+        // the statements every request runs.
+        statements.delete(text);
+      } else {
         statement = connection.prepare(text);
         if (statements.size >= limit) statements.delete(statements.keys().next().value as string);
-        statements.set(text, statement);
       }
+      statements.set(text, statement);
       return statement;
     },
   };
