@@ -4,12 +4,11 @@
  * path is measured against this, so it deliberately has no framework, schema or storage.
  * Run as a child process by bench/run.ts: `node --import tsx bench/bare-server.ts`.
  */
-import crypto from 'node:crypto';
 import http from 'node:http';
+import { validSignature } from './lib/signing.js';
 
 const secret = process.env.WEBHOOK_SECRET ?? '';
 const port = Number(process.env.PORT ?? 0);
-const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
 const OK = JSON.stringify({ success: true });
 
 function reply(res: http.ServerResponse, status: number, body: string) {
@@ -20,21 +19,13 @@ function reply(res: http.ServerResponse, status: number, body: string) {
   res.end(body);
 }
 
-function validSignature(header: string | string[] | undefined, body: Buffer): boolean {
-  const match = typeof header === 'string' ? SIGNATURE.exec(header.trim()) : null;
-  if (!match) return false;
-  const given = Buffer.from(match[1]!, 'hex');
-  const expected = crypto.createHmac('sha256', secret).update(body).digest();
-  return crypto.timingSafeEqual(given, expected);
-}
-
 const server = http.createServer((req, res) => {
   if (req.method === 'GET') return reply(res, 200, '{"ok":true}');
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const body = Buffer.concat(chunks);
-    if (!validSignature(req.headers['x-signature-256'], body)) {
+    if (!validSignature(secret, req.headers['x-signature-256'], body)) {
       return reply(res, 401, '{"detail":"HMAC verification failed"}');
     }
     try {

@@ -5,20 +5,11 @@
  * nothing; `fastify-floor ÷ bare` bounds every service ÷ bare ratio from above.
  * Run as a child process by bench/run.ts: `node --import tsx bench/fastify-floor-server.ts`.
  */
-import crypto from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
+import { validSignature } from './lib/signing.js';
 
 const secret = process.env.WEBHOOK_SECRET ?? '';
 const port = Number(process.env.PORT ?? 0);
-const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
-
-function validSignature(header: string | string[] | undefined, body: Buffer): boolean {
-  const match = typeof header === 'string' ? SIGNATURE.exec(header.trim()) : null;
-  if (!match) return false;
-  const given = Buffer.from(match[1]!, 'hex');
-  const expected = crypto.createHmac('sha256', secret).update(body).digest();
-  return crypto.timingSafeEqual(given, expected);
-}
 
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 const rawBodies = new WeakMap<FastifyRequest, Buffer>();
@@ -33,7 +24,7 @@ app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
 });
 app.get('/health', async () => ({ ok: true }));
 app.post('/api/v1/webhooks/signals', async (request, reply) => {
-  if (!validSignature(request.headers['x-signature-256'], rawBodies.get(request)!)) {
+  if (!validSignature(secret, request.headers['x-signature-256'], rawBodies.get(request)!)) {
     return reply.code(401).send({ detail: 'HMAC verification failed' });
   }
   if (request.body === undefined) return reply.code(400).send({ detail: 'invalid JSON' });

@@ -19,6 +19,21 @@ export function signedJson(secret: string, value: unknown): SignedRequest {
   };
 }
 
+const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
+
+/** The baselines' check of `X-Signature-256`: format, then HMAC-SHA256 in constant time. */
+export function validSignature(
+  secret: string,
+  header: string | string[] | undefined,
+  body: Buffer,
+): boolean {
+  const match = typeof header === 'string' ? SIGNATURE.exec(header.trim()) : null;
+  if (!match) return false;
+  const given = Buffer.from(match[1]!, 'hex');
+  const expected = crypto.createHmac('sha256', secret).update(body).digest();
+  return crypto.timingSafeEqual(given, expected);
+}
+
 /** Plain JSON for targets that take no signature (Alertmanager). */
 export function unsignedJson(value: unknown): SignedRequest {
   return { body: JSON.stringify(value), headers: { 'content-type': 'application/json' } };
