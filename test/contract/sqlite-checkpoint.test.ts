@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
+import { startWalCheckpointer } from '../../src/adapters/sqlite/wal-checkpointer.js';
 import { tempDir } from '../helpers/backends.js';
 
 describe('SQLite WAL checkpoints on a worker thread', () => {
@@ -45,5 +46,14 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
       .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(2000);
     await reopened.close();
+  });
+
+  it('reports a checkpointer that cannot work, so the writer checkpoints again itself', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const failure = new Promise<unknown>((resolve) => {
+      startWalCheckpointer(path.join(dir, 'missing', 'app.db'), resolve);
+    });
+    await expect(failure).resolves.toBeInstanceOf(Error);
   });
 });

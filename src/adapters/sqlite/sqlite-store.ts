@@ -32,8 +32,9 @@ function withStatementCache(connection: Database.Database, limit = 1000): Sqlite
 }
 
 /**
- * Embedded store: one better-sqlite3 connection in WAL mode, checkpointed from a worker thread. Kysely's driver serializes
- * its use inside this process; busy_timeout makes other processes on the file wait.
+ * Embedded store: one better-sqlite3 connection in WAL mode, checkpointed from a worker
+ * thread. Kysely's driver serializes its use inside this process; busy_timeout makes other
+ * processes on the file wait.
  */
 export async function createSqliteStore(file: string): Promise<Store> {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -42,7 +43,13 @@ export async function createSqliteStore(file: string): Promise<Store> {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 10000');
   connection.pragma('foreign_keys = ON');
-  const checkpointer = file === ':memory:' ? undefined : startWalCheckpointer(file);
+  const checkpointer =
+    file === ':memory:'
+      ? undefined
+      : startWalCheckpointer(file, () => {
+          // Without its checkpointer the WAL would grow without bound: SQLite takes over.
+          if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
+        });
   if (checkpointer) connection.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: withStatementCache(connection) }),

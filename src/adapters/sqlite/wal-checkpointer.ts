@@ -32,7 +32,12 @@ export interface WalCheckpointer {
  * serving requests; that was near half the cost of a write-heavy request. The writer turns
  * `wal_autocheckpoint` off and this thread checkpoints every `everyMs` instead.
  */
-export function startWalCheckpointer(file: string, everyMs = 250): WalCheckpointer {
+export function startWalCheckpointer(
+  file: string,
+  /** Called when the worker stops before close(): the writer must checkpoint again itself. */
+  onFailure: (error: unknown) => void,
+  everyMs = 250,
+): WalCheckpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
@@ -41,6 +46,12 @@ export function startWalCheckpointer(file: string, everyMs = 250): WalCheckpoint
   // Never keeps the process alive on its own; close() still waits for the last checkpoint.
   worker.unref();
   let closed: Promise<void> | undefined;
+  worker.on('error', (error) => {
+    if (!closed) onFailure(error);
+  });
+  worker.on('exit', (code) => {
+    if (!closed) onFailure(new Error(`WAL checkpoint worker exited with code ${code}`));
+  });
   return {
     close() {
       closed ??= new Promise<void>((resolve) => {
