@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../../ports/clock.js';
 import type { Db, Store, Tx } from '../../ports/store.js';
 import type { ReadGroupOptions, StreamEntry, StreamPort } from '../../ports/stream.js';
+import { inChunks } from '../../support/in-chunks.js';
 
 interface EntryId {
   ms: number;
@@ -33,9 +34,8 @@ const trimEvery = (maxLen: number) => Math.max(trimEveryAtLeast, Math.floor(maxL
 const reclaimLookEveryMs = 1000;
 /** Blocked readers re-check this often for entries appended by other processes. */
 const pollMs = 200;
-/** Caps one transaction, and the bound parameters of one statement, on both dialects. */
+/** Caps one transaction on both dialects. */
 const maxBatch = 1000;
-const rowsPerStatement = 500;
 
 export function createSqlStream(store: Store, clock: Clock): StreamPort {
   const appenders = new Map<string, Appender>();
@@ -105,7 +105,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
         last = nextId(last, now);
         return { stream, ms: last.ms, seq: last.seq, fields: JSON.stringify(append.fields) };
       });
-      for (const chunk of chunks(rows))
+      for (const chunk of inChunks(rows))
         await tx.insertInto('stream_entries').values(chunk).execute();
       // As if applied one by one: the latest append's limit is the one left standing.
       const maxLen = batch[batch.length - 1]!.maxLen;
@@ -205,7 +205,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
         delivered_at: now,
         deliveries: 1,
       }));
-      for (const chunk of chunks(pending)) {
+      for (const chunk of inChunks(pending)) {
         await tx
           .insertInto('stream_pending')
           .values(chunk)
@@ -244,7 +244,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
     if (stale.length === 0) return [];
     // Trimmed away while pending: nothing left to deliver, so forget them (as XAUTOCLAIM does).
     const gone = stale.filter((row) => row.fields === null);
-    for (const chunk of chunks(gone)) {
+    for (const chunk of inChunks(gone)) {
       await tx
         .deleteFrom('stream_pending')
         .where('stream', '=', stream)
@@ -255,7 +255,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
     const alive = stale.flatMap((row) =>
       row.fields === null ? [] : [{ ms: row.ms, seq: row.seq, fields: row.fields }],
     );
-    for (const chunk of chunks(alive)) {
+    for (const chunk of inChunks(alive)) {
       await tx
         .updateTable('stream_pending')
         .set((eb) => ({ consumer, delivered_at: now, deliveries: eb('deliveries', '+', 1) }))
@@ -340,7 +340,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
 
     async ack(stream, group, ids) {
       const parsed = ids.map(parseId);
-      for (const chunk of chunks(parsed)) {
+      for (const chunk of inChunks(parsed)) {
         await store.db
           .deleteFrom('stream_pending')
           .where('stream', '=', stream)
@@ -385,13 +385,6 @@ function parseId(id: string): EntryId {
 
 function toEntry(row: { ms: number; seq: number; fields: string }): StreamEntry {
   return { id: formatId(row), fields: JSON.parse(row.fields) as Record<string, string> };
-}
-
-function chunks<T>(rows: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += rowsPerStatement)
-    out.push(rows.slice(i, i + rowsPerStatement));
-  return out;
 }
 
 /**

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db, Tables } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
+import { inChunks } from '../../support/in-chunks.js';
 import type { CanaryAuth, ExternalAlertEventFields } from './canary.js';
 
 /** A payload's JSON text and its sha256, computed once per delivery for all its stages. */
@@ -27,18 +28,8 @@ interface EventWrite {
   payloadJson: string;
 }
 
-/** Keeps each insert's bound parameters within both dialects' limits. */
-const ROWS_PER_STATEMENT = 500;
 /** Digests this process has seen committed; payload rows are never deleted. */
 const KNOWN_DIGESTS_KEPT = 1000;
-
-function inChunks<T>(rows: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    out.push(rows.slice(i, i + ROWS_PER_STATEMENT));
-  }
-  return out;
-}
 
 // One batching writer per database: deliveries arriving together share one transaction.
 const writers = new WeakMap<Db, (write: EventWrite) => Promise<void>>();
