@@ -51,9 +51,13 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
   it('reports a checkpointer that cannot work, so the writer checkpoints again itself', async () => {
     const dir = tempDir();
     dirs.push(dir);
+    let checkpointer: ReturnType<typeof startWalCheckpointer> | undefined;
     const failure = new Promise<unknown>((resolve) => {
-      startWalCheckpointer(path.join(dir, 'missing', 'app.db'), resolve);
+      checkpointer = startWalCheckpointer(path.join(dir, 'missing', 'app.db'), resolve);
     });
     await expect(failure).resolves.toBeInstanceOf(Error);
+    // Closing after the worker is gone must not wait for an exit that already happened.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(checkpointer!.close()).resolves.toBeUndefined();
   });
 });

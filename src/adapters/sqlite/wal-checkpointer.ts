@@ -45,25 +45,28 @@ export function startWalCheckpointer(
   });
   // Never keeps the process alive on its own; close() still waits for the last checkpoint.
   worker.unref();
-  let closed: Promise<void> | undefined;
+  let closing = false;
+  let failure: unknown;
+  // A worker error ends in 'exit' too; kept here so the report can name it.
   worker.on('error', (error) => {
-    if (!closed) onFailure(error);
+    failure = error;
   });
-  worker.on('exit', (code) => {
-    if (!closed) onFailure(new Error(`WAL checkpoint worker exited with code ${code}`));
+  const exited = new Promise<void>((resolve) => {
+    worker.once('exit', (code) => {
+      if (!closing)
+        onFailure(failure ?? new Error(`WAL checkpoint worker exited with code ${code}`));
+      resolve();
+    });
   });
   return {
     close() {
-      closed ??= new Promise<void>((resolve) => {
-        const done = () => {
-          void worker.terminate().finally(resolve);
-        };
-        worker.once('message', done);
-        worker.once('error', done);
-        worker.once('exit', () => resolve());
+      if (!closing) {
+        closing = true;
+        worker.once('message', () => void worker.terminate());
+        // A worker that already exited ignores this, and `exited` has settled.
         worker.postMessage('close');
-      });
-      return closed;
+      }
+      return exited;
     },
   };
 }
