@@ -258,8 +258,10 @@ export const DATABASE_SIGNATURES: readonly FailureSignature[] = [
         },
         {
           fields: TEXT,
+          // Starts where the pool name's run starts, not inside it: a start at every character
+          // rescanned the run, quadratically.
           pattern:
-            /(?<p>[\w-]+) - Connection is not available, request timed out after (?<ms>\d+)ms/,
+            /(?:^|[^\w-])(?<p>[\w-]+) - Connection is not available, request timed out after (?<ms>\d+)ms/,
           template: "'{p}' (waited {ms} ms)",
         },
         ...HOST_EXTRACTORS,

@@ -113,7 +113,8 @@ export const INPUT_SIGNATURES: readonly FailureSignature[] = [
           /invalid literal for int\(\) with base \d+|could not convert string to float|For input string: "|strconv\.\w+: parsing "/,
         weight: 0.55,
       },
-      { fields: TEXT, pattern: /\d+ validation errors? for \w+/, weight: 0.55 },
+      // `(?:^|\D)`: a count is read from the start of its digits, not again from each digit.
+      { fields: TEXT, pattern: /(?:^|\D)\d+ validation errors? for \w+/, weight: 0.55 },
       {
         fields: TEXT,
         pattern:
@@ -133,7 +134,8 @@ export const INPUT_SIGNATURES: readonly FailureSignature[] = [
         },
         {
           fields: TEXT,
-          pattern: /(?<n>\d+) validation errors? for (?<m>\w+)/,
+          // From the start of the digits only, as above.
+          pattern: /(?:^|\D)(?<n>\d+) validation errors? for (?<m>\w+)/,
           template: '{m} ({n} invalid)',
           label: 'model',
         },
@@ -247,7 +249,9 @@ export const INPUT_SIGNATURES: readonly FailureSignature[] = [
         { fields: ['value'], pattern: /^(?<c>[\w.$/]+)$/, template: "'{c}'", label: 'class' },
         {
           fields: TEXT,
-          pattern: /(?<l>[\w.+-]+\.so[\w.]*): cannot open shared object/,
+          // The whole file name from its start, checked once for `.so` by the lookahead (which
+          // does not backtrack): `[\w.+-]+\.so[\w.]*` tried every `.so` from every start, cubic.
+          pattern: /(?:^|[^\w.+-])(?=[\w.+-]*?\.so)(?<l>[\w.+-]+): cannot open shared object/,
           template: "'{l}'",
           label: 'shared library',
         },

@@ -173,7 +173,13 @@ export const RUNTIME_SIGNATURES: readonly FailureSignature[] = [
             /No space left on device: '(?<p>[^']+)'|no space left on device, \w+ '(?<q>[^']+)'|could not extend file "(?<r>[^"]+)"/,
           template: "'{p}{q}{r}'",
         },
-        { fields: TEXT, pattern: /(?<p>\/[^\s:]+): no space left on device/i, template: "'{p}'" },
+        {
+          fields: TEXT,
+          // Read from the start of the path's token to its first `/`: starting at every `/`
+          // rescanned the rest of the token each time, quadratically.
+          pattern: /(?:^|[\s:])[^\s:/]*(?<p>\/[^\s:]+): no space left on device/i,
+          template: "'{p}'",
+        },
       ],
     },
     rootCause:
@@ -213,7 +219,9 @@ export const RUNTIME_SIGNATURES: readonly FailureSignature[] = [
         },
         {
           fields: TEXT,
-          pattern: /(?<p>\/[^\s:]+): (?:permission denied|operation not permitted)/i,
+          // From the start of the token, as for "no space left" above.
+          pattern:
+            /(?:^|[\s:])[^\s:/]*(?<p>\/[^\s:]+): (?:permission denied|operation not permitted)/i,
           template: "'{p}'",
         },
         {

@@ -76,8 +76,10 @@ function contentOf(body: string): string {
 export function parseAnalysis(content: string): Omit<ErrorAnalysis, 'analyzed_by'> {
   let parsed: unknown;
   try {
-    // Some compatible servers ignore response_format and wrap the JSON in a code fence.
-    parsed = JSON.parse(content.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1'));
+    // Some compatible servers ignore response_format and wrap the JSON in a code fence. JSON
+    // allows the whitespace inside it: `\s*([\s\S]*?)\s*` let three quantifiers share every
+    // blank, cubic on a long run of them.
+    parsed = JSON.parse(content.trim().replace(/^```(?:json)?([\s\S]*)```$/i, '$1'));
   } catch {
     throw new Error(`${INVALID}: content is not JSON: ${excerpt(content)}`);
   }
@@ -101,7 +103,11 @@ function confidenceOf(raw: unknown): number {
   let percent = false;
   if (typeof raw === 'number') {
     value = raw;
-  } else if (typeof raw === 'string' && /^\s*-?\d+(?:\.\d+)?\s*%?\s*$/.test(raw)) {
+  } else if (
+    typeof raw === 'string' &&
+    // The blanks after the `%` belong to its group: `\s*%?\s*` split a run of blanks every way.
+    /^\s*-?\d+(?:\.\d+)?\s*(?:%\s*)?$/.test(raw)
+  ) {
     percent = raw.includes('%');
     value = Number.parseFloat(raw);
   } else {

@@ -60,7 +60,9 @@ export const TYPE: readonly MatchField[] = ['type'];
  * Host extractors shared by the network families, most specific first: urllib3's
  * `host='x', port=n`, libpq's `server at "x" … port n` and `host "x" … port n`, Apache
  * HttpClient's `Connect to x:n`, Node's `connect ECONNREFUSED x:n`, Go's `dial tcp x:n`,
- * then any URL.
+ * then any URL. The text after libpq's quoted host is bounded and stops at a quote, and the
+ * line break between its two spans is the only place they meet: one `[^\n]{0,60}\n?[^\n]{0,80}?`
+ * tried 60 × 80 ways to split a line at every `on host "`.
  */
 export const HOST_EXTRACTORS: readonly SubjectExtractor[] = [
   {
@@ -70,12 +72,12 @@ export const HOST_EXTRACTORS: readonly SubjectExtractor[] = [
   },
   {
     fields: TEXT,
-    pattern: /server at "(?<host>[^"]+)"[^,\n]{0,60}, port (?<port>\d+)/,
+    pattern: /server at "(?<host>[^"]+)"[^,\n"]{0,60}, port (?<port>\d+)/,
     template: "'{host}:{port}'",
   },
   {
     fields: TEXT,
-    pattern: /on host "(?<host>[^"]+)"[^\n]{0,60}\n?[^\n]{0,80}?port (?<port>\d+)/,
+    pattern: /on host "(?<host>[^"]+)"(?:[^\n"]{0,60}\n)?[^\n"]{0,80}?port (?<port>\d+)/,
     template: "'{host}:{port}'",
   },
   { fields: TEXT, pattern: /Connect to (?<host>[\w.-]+:\d+)/, template: "'{host}'" },

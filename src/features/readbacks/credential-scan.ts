@@ -17,15 +17,38 @@ export interface CredentialFinding {
   kind: CredentialKind;
 }
 
+/**
+ * Owner-supplied text can be 1 MiB of near-misses, so no pattern may rescan a run of text from
+ * each of its characters (CONTRACT, Bad input: no super-linear backtracking). A `\b` before a
+ * class that contains `-`, `.` or `+` restarts a scan at every such separator: `a.a.a.…`
+ * cost the connection-string pattern quadratic time. Those patterns therefore start only where
+ * a run of their characters starts, `(?:^|[^…])`; what remains either ends within a bounded
+ * number of characters of its start or is a single forward scan.
+ */
 const TEXT_PATTERNS: ReadonlyArray<readonly [CredentialKind, RegExp]> = [
   ['private_key', /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/],
   [
     'access_token',
-    // GitHub, GitLab, AWS access key id, Slack, OpenAI-style, chat bot tokens, JWTs, bearer
-    /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|\d{8,10}:[A-Za-z0-9_-]{35}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})|\bBearer\s+[A-Za-z0-9._~+/-]{16,}/,
+    // GitHub, GitLab, AWS access key id, Slack, OpenAI-style and chat bot tokens: each fails
+    // within its fixed prefix or succeeds, so a start at every `\b` stays linear.
+    /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|\d{8,10}:[A-Za-z0-9_-]{35})/,
   ],
-  // scheme://user:password@host; `user@host` alone carries no secret
-  ['connection_string_password', /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:[^\s@/]+@/i],
+  [
+    'access_token',
+    // JWT `header.payload.signature`: a run of token characters holding `eyJ` at its start or
+    // after a `-` (where `\beyJ` started), then `.eyJ…`. `\beyJ` restarted at every `-` of
+    // `eyJ-eyJ-…` and read the rest of the run again each time; the lookahead finds that `eyJ`
+    // once and does not backtrack, and the run is read once from its start.
+    /(?:^|[^A-Za-z0-9_-])(?=(?:[A-Za-z0-9_-]*?-)?eyJ)[A-Za-z0-9_-]{11,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/,
+  ],
+  ['access_token', /\bBearer\s+[A-Za-z0-9._~+/-]{16,}/],
+  [
+    'connection_string_password',
+    // scheme://user:password@host; `user@host` alone carries no secret. The scheme is the run of
+    // scheme characters before `://` holding a letter (RFC 3986 starts it with one); its prefix
+    // up to that letter has no letters, so the run is read once.
+    /(?:^|[^a-z0-9+.-])[0-9+.-]*[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:[^\s@/]+@/i,
+  ],
   [
     'password_assignment',
     /\b(?:password|passwd|pwd|secret|token|api[_-]?key|client[_-]?secret)\s*[=:]\s*(?!\[redacted|\*{3}|<redacted)[^\s,;"'}]{3,}/i,
