@@ -99,6 +99,73 @@ export function approvalFromRow(row: Selectable<Tables['approvals']>): Approval 
   };
 }
 
+/**
+ * The columns a list reads. Metadata (stack traces, analysis), blast radius, dry-run checks
+ * and the description can be large; they stay with the detail route.
+ */
+export const APPROVAL_SUMMARY_COLUMNS = [
+  'id',
+  'incident_id',
+  'status',
+  'risk_level',
+  'action',
+  'requested_by',
+  'created_at',
+  'updated_at',
+] as const;
+
+type ApprovalSummaryRow = Pick<
+  Selectable<Tables['approvals']>,
+  (typeof APPROVAL_SUMMARY_COLUMNS)[number]
+>;
+
+export interface ApprovalSummary {
+  id: string;
+  incident_id: string | null;
+  status: ApprovalStatus;
+  risk_level: RiskLevel;
+  action: string;
+  requested_by: string;
+  /** distinct people who approved so far */
+  signers: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Approvals as a list shows them, each with how many of its signatures it has. */
+export async function approvalSummaries(
+  db: Db,
+  rows: ApprovalSummaryRow[],
+): Promise<ApprovalSummary[]> {
+  const signed = new Map<string, number>();
+  if (rows.length > 0) {
+    // signApproval records one `approve` per distinct signer, so rows count signers.
+    const counts = await db
+      .selectFrom('approval_decisions')
+      .select((eb) => ['approval_id', eb.fn.countAll().as('signers')])
+      .where('decision', '=', 'approve')
+      .where(
+        'approval_id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .groupBy('approval_id')
+      .execute();
+    for (const row of counts) signed.set(row.approval_id, Number(row.signers));
+  }
+  return rows.map((row) => ({
+    id: row.id,
+    incident_id: row.incident_id,
+    status: row.status as ApprovalStatus,
+    risk_level: row.risk_level as RiskLevel,
+    action: row.action,
+    requested_by: row.requested_by,
+    signers: signed.get(row.id) ?? 0,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  }));
+}
+
 export async function findApproval(db: Db, id: string): Promise<Approval | undefined> {
   const row = await db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? approvalFromRow(row) : undefined;

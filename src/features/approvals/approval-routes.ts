@@ -1,57 +1,107 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
-import { requireConsoleToken } from '../../http/console-auth.js';
-import { listNewestFirst, PageQuery } from '../../http/pagination.js';
-import { StringEnum } from '../../http/schema-types.js';
+import { requireReadApiAccess } from '../../http/console-auth.js';
+import { listNewestFirst, PageOf, PageQuery } from '../../http/pagination.js';
+import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
-import { APPROVAL_STATUSES, approvalFromRow, findApproval } from './approval-records.js';
+import { signersNeeded } from './approval-moves.js';
+import {
+  APPROVAL_STATUSES,
+  APPROVAL_SUMMARY_COLUMNS,
+  approvalSummaries,
+  findApproval,
+} from './approval-records.js';
+
+const Status = StringEnum(APPROVAL_STATUSES);
+const FreeFormObject = Type.Record(Type.String(), Type.Unknown());
+
+const ApprovalSummary = Type.Object({
+  id: Type.String(),
+  incident_id: NullableString,
+  status: Status,
+  risk_level: Type.String(),
+  action: Type.String(),
+  requested_by: Type.String(),
+  signers: Type.Integer({ description: 'distinct people who approved so far' }),
+  signers_needed: Type.Integer({ description: 'signatures that approve it: 2 when critical' }),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+const ApprovalDetail = Type.Object({
+  id: Type.String(),
+  incident_id: NullableString,
+  status: Status,
+  risk_level: Type.String(),
+  action: Type.String(),
+  description: Type.String(),
+  requested_by: Type.String(),
+  metadata: FreeFormObject,
+  blast_radius: FreeFormObject,
+  dry_run_checks: Type.Array(Type.String()),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  decisions: Type.Array(
+    Type.Object({
+      actor: Type.String(),
+      decision: Type.String(),
+      channel: Type.String(),
+      from_status: Type.String(),
+      to_status: Type.String(),
+      created_at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
 
 export async function approvalRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { store } = services;
-  app.addHook('onRequest', requireConsoleToken(services.config.consoleToken));
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  app.addHook('onRequest', requireReadApiAccess(services.config));
 
-  app.get(
+  typed.get(
     '/approvals',
     {
       schema: {
         summary: 'List approvals, newest first, optionally by status',
+        description:
+          'Each item is a summary; metadata, blast radius, dry-run checks and the description ' +
+          'are on `/approvals/{id}`.',
         tags: ['read'],
         querystring: Type.Object({
           ...PageQuery,
-          status: Type.Optional(StringEnum(APPROVAL_STATUSES)),
+          status: Type.Optional(Status),
           incident_id: Type.Optional(Type.String()),
         }),
+        response: { 200: PageOf(ApprovalSummary) },
       },
     },
     async (request) => {
-      const query = request.query as {
-        limit?: number;
-        cursor?: string;
-        status?: string;
-        incident_id?: string;
-      };
-      const page = await listNewestFirst(
-        store.db,
-        'approvals',
-        { status: query.status, incident_id: query.incident_id },
-        query,
-      );
-      return { items: page.items.map(approvalFromRow), next_cursor: page.next_cursor };
+      const { status, incident_id } = request.query;
+      return listNewestFirst(store.db, 'approvals', { status, incident_id }, request.query, {
+        columns: APPROVAL_SUMMARY_COLUMNS,
+        viewsOf: async (rows) =>
+          (await approvalSummaries(store.db, rows)).map((summary) => ({
+            ...summary,
+            signers_needed: signersNeeded(summary.risk_level),
+          })),
+      });
     },
   );
 
-  app.get(
+  typed.get(
     '/approvals/:id',
     {
       schema: {
         summary: 'One approval with every decision and status move on it',
         tags: ['read'],
         params: Type.Object({ id: Type.String() }),
+        response: { 200: ApprovalDetail },
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const approval = await findApproval(store.db, id);
       if (!approval) throw errors.notFound('Approval', id);
       // Who moved it, when, and from which channel (chat, auto-repair, …).

@@ -104,22 +104,11 @@ export async function recordExternalEvent(
 
 type EventRecord = Selectable<Tables['external_alert_events']>;
 
-/** The read API's view of a page of events, each with its payload. */
-export async function externalEventViews(db: Db, rows: EventRecord[]) {
-  const digests = [...new Set(rows.map((row) => row.payload_digest))];
-  const bodies = new Map<string, string>();
-  if (digests.length > 0) {
-    const stored = await db
-      .selectFrom('event_payloads')
-      .select(['digest', 'body'])
-      .where('digest', 'in', digests)
-      .execute();
-    for (const { digest, body } of stored) bodies.set(digest, body);
-  }
-  return rows.map((row) => externalEventView(row, bodies.get(row.payload_digest) ?? 'null'));
-}
-
-function externalEventView(row: EventRecord, payloadJson: string) {
+/**
+ * One recorded stage as a list shows it: every field but the payload, which belongs to the
+ * detail route (a tracker event's payload is kilobytes to a megabyte).
+ */
+export function externalEventSummary(row: EventRecord) {
   return {
     id: row.id,
     project: row.project,
@@ -134,10 +123,46 @@ function externalEventView(row: EventRecord, payloadJson: string) {
     source_url: row.source_url,
     labels: JSON.parse(row.labels) as Record<string, string>,
     annotations: JSON.parse(row.annotations) as Record<string, string>,
-    payload: JSON.parse(payloadJson) as unknown,
     operator_id: row.operator_id,
     auth_method: row.auth_method,
     approval_id: row.approval_id,
     created_at: new Date(row.created_at).toISOString(),
   };
+}
+
+export type ExternalEventSummary = ReturnType<typeof externalEventSummary>;
+
+/** One recorded stage with its payload's JSON text exactly as stored. */
+export interface StoredExternalEvent {
+  event: ExternalEventSummary;
+  payloadJson: string;
+}
+
+export async function findExternalEvent(
+  db: Db,
+  id: string,
+): Promise<StoredExternalEvent | undefined> {
+  const row = await db
+    .selectFrom('external_alert_events')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const payload = await db
+    .selectFrom('event_payloads')
+    .select('body')
+    .where('digest', '=', row.payload_digest)
+    .executeTakeFirst();
+  return { event: externalEventSummary(row), payloadJson: payload?.body || 'null' };
+}
+
+/**
+ * The event as one JSON text, the stored payload spliced in unparsed. The payload was JSON
+ * when stored (the raw body that parsed, or our own serialization), and parsing it again to
+ * re-serialize could fail on anything JSON.stringify cannot nest that deep (a 10,000-deep
+ * array overflows the stack), so stored input would break reading.
+ */
+export function externalEventJson({ event, payloadJson }: StoredExternalEvent): string {
+  const fields = JSON.stringify(event);
+  return `${fields.slice(0, -1)},"payload":${payloadJson}}`;
 }

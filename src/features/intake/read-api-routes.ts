@@ -1,10 +1,12 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
-import { requireConsoleToken } from '../../http/console-auth.js';
-import { decodeCursor, encodeCursor, listNewestFirst, PageQuery } from '../../http/pagination.js';
+import { requireReadApiAccess } from '../../http/console-auth.js';
+import { decodeCursor, listNewestFirst, PageOf, PageQuery, pageOf } from '../../http/pagination.js';
+import { NullableString } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
-import { incidentView } from './incident-view.js';
+import { INCIDENT_SUMMARY_COLUMNS, incidentSummary, incidentView } from './incident-view.js';
 import { SIGNALS_STREAM, signalFromStreamFields } from './signal-schema.js';
 
 const IncidentQuery = Type.Object({
@@ -15,14 +17,44 @@ const IncidentQuery = Type.Object({
   fingerprint: Type.Optional(Type.String()),
 });
 
-interface IncidentQuery {
-  limit?: number;
-  cursor?: string;
-  status?: string;
-  namespace?: string;
-  alert_type?: string;
-  fingerprint?: string;
-}
+const IncidentSummary = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  severity: Type.String(),
+  alert_name: Type.String(),
+  alert_type: Type.String(),
+  source: Type.String(),
+  target_resource: Type.String(),
+  namespace: Type.String(),
+  workload: Type.String(),
+  fingerprint: Type.String(),
+  hit_count: Type.Integer(),
+  first_seen: Type.String({ format: 'date-time' }),
+  last_seen: Type.String({ format: 'date-time' }),
+  approval_id: NullableString,
+});
+
+const FreeFormObject = Type.Record(Type.String(), Type.Unknown());
+
+const SignalItem = Type.Object({
+  id: Type.String({ description: 'stream entry id' }),
+  source: Type.String(),
+  alert_name: Type.String(),
+  severity: Type.String(),
+  namespace: Type.String(),
+  target: Type.String(),
+  message: Type.String(),
+  labels: FreeFormObject,
+  annotations: FreeFormObject,
+  received_at: Type.String(),
+  handling: Type.Object({ outcome: Type.String(), incident_id: NullableString }),
+});
+
+const SignalPage = Type.Object({
+  stream: Type.String(),
+  length: Type.Integer(),
+  ...PageOf(SignalItem).properties,
+});
 
 /** A signal cursor holds a stream id (`<ms>-<seq>`); anything else is not one we issued. */
 function decodeStreamCursor(cursor: string | undefined): string | undefined {
@@ -34,27 +66,31 @@ function decodeStreamCursor(cursor: string | undefined): string | undefined {
 /** Read API for what intake holds: incidents (with why they merged) and signals. */
 export async function readApiRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { store, stream } = services;
-  app.addHook('onRequest', requireConsoleToken(services.config.consoleToken));
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  app.addHook('onRequest', requireReadApiAccess(services.config));
 
-  app.get(
+  typed.get(
     '/incidents',
     {
       schema: {
         summary: 'List incidents, newest first',
+        description:
+          'Each item is a summary; the message, labels, annotations and grouping explanation ' +
+          'are on `/incidents/{id}`.',
         tags: ['read'],
         querystring: IncidentQuery,
+        response: { 200: PageOf(IncidentSummary) },
       },
     },
     async (request) => {
-      const query = request.query as IncidentQuery;
-      const { status, namespace, alert_type, fingerprint } = query;
-      const page = await listNewestFirst(
+      const { status, namespace, alert_type, fingerprint } = request.query;
+      return listNewestFirst(
         store.db,
         'incidents',
         { status, namespace, alert_type, fingerprint },
-        query,
+        request.query,
+        { columns: INCIDENT_SUMMARY_COLUMNS, viewsOf: (rows) => rows.map(incidentSummary) },
       );
-      return { items: page.items.map(incidentView), next_cursor: page.next_cursor };
     },
   );
 
@@ -92,21 +128,21 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
     },
   );
 
-  app.get(
+  typed.get(
     '/signals',
     {
       schema: {
         summary: 'Latest entries of the platform:signals stream with how each was handled',
         tags: ['read'],
         querystring: Type.Object(PageQuery),
+        response: { 200: SignalPage },
       },
     },
     async (request) => {
-      const query = request.query as { limit?: number; cursor?: string };
-      const limit = query.limit ?? 50;
+      const limit = request.query.limit ?? 50;
       const entries = await stream.range(SIGNALS_STREAM, {
         newestFirst: true,
-        from: decodeStreamCursor(query.cursor),
+        from: decodeStreamCursor(request.query.cursor),
         limit: limit + 1,
       });
       const page = entries.slice(0, limit);
@@ -119,21 +155,24 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
             .execute()
         : [];
       const byId = new Map(outcomes.map((row) => [row.entry_id, row]));
-      const last = page[page.length - 1];
       return {
         stream: SIGNALS_STREAM,
         length: await stream.length(SIGNALS_STREAM),
-        items: page.map((entry) => {
-          const outcome = byId.get(entry.id);
-          return {
-            id: entry.id,
-            ...signalFromStreamFields(entry.fields),
-            handling: outcome
-              ? { outcome: outcome.outcome, incident_id: outcome.incident_id }
-              : { outcome: 'queued', incident_id: null },
-          };
-        }),
-        next_cursor: entries.length > limit && last ? encodeCursor(last.id) : null,
+        ...pageOf(
+          entries,
+          limit,
+          (entry) => entry.id,
+          (entry) => {
+            const outcome = byId.get(entry.id);
+            return {
+              id: entry.id,
+              ...signalFromStreamFields(entry.fields),
+              handling: outcome
+                ? { outcome: outcome.outcome, incident_id: outcome.incident_id }
+                : { outcome: 'queued', incident_id: null },
+            };
+          },
+        ),
       };
     },
   );

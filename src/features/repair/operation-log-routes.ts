@@ -1,18 +1,31 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { requireConsoleToken } from '../../http/console-auth.js';
-import { listNewestFirst, PageQuery } from '../../http/pagination.js';
-import { StringEnum } from '../../http/schema-types.js';
+import { requireReadApiAccess } from '../../http/console-auth.js';
+import { listNewestFirst, PageOf, PageQuery } from '../../http/pagination.js';
+import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import { OPERATION_TYPES, operationView, verifyOperationChain } from './operation-log.js';
 
-interface OperationLogQuery {
-  limit?: number;
-  cursor?: string;
-  approval_id?: string;
-  incident_id?: string;
-  type?: string;
-}
+/**
+ * An entry as the list shows it: whole. Every field is spec'd for the list, and the large
+ * one, `context`, is bounded per entry by what a request could carry; the page's byte budget
+ * bounds the page.
+ */
+const OperationEntry = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  incident_id: NullableString,
+  approval_id: NullableString,
+  actor: Type.String(),
+  action_detail: Type.String(),
+  success: Type.Boolean(),
+  error_message: NullableString,
+  context: Type.Record(Type.String(), Type.Unknown()),
+  created_at: Type.String({ format: 'date-time' }),
+  hash: Type.String(),
+  prev_hash: Type.String(),
+});
 
 /**
  * Issue 4, Operation log: the paginated list and the chain check. Read API, so the console
@@ -23,9 +36,9 @@ export async function operationLogRoutes(
   { services }: { services: Services },
 ) {
   const { store } = services;
-  app.addHook('onRequest', requireConsoleToken(services.config.consoleToken));
+  app.addHook('onRequest', requireReadApiAccess(services.config));
 
-  app.get(
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/operation-log',
     {
       schema: {
@@ -37,17 +50,18 @@ export async function operationLogRoutes(
           incident_id: Type.Optional(Type.String()),
           type: Type.Optional(StringEnum(OPERATION_TYPES)),
         }),
+        response: { 200: PageOf(OperationEntry) },
       },
     },
     async (request) => {
-      const query = request.query as OperationLogQuery;
-      const page = await listNewestFirst(
+      const { approval_id, incident_id, type } = request.query;
+      return listNewestFirst(
         store.db,
         'operation_log',
-        { approval_id: query.approval_id, incident_id: query.incident_id, type: query.type },
-        query,
+        { approval_id, incident_id, type },
+        request.query,
+        { viewsOf: (rows) => rows.map(operationView) },
       );
-      return { items: page.items.map(operationView), next_cursor: page.next_cursor };
     },
   );
 
