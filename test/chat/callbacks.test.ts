@@ -7,6 +7,7 @@ import {
   chatEnv,
   openIncidentCard,
   press,
+  pushAnotherCard,
   SECOND_SIGNER,
   STRANGER,
   WHITELISTED,
@@ -158,12 +159,7 @@ describe.each(backends())('chat callbacks on %s', async (backend) => {
       approval_id: card.approvalId,
       status: 'rejected',
     });
-    const push = await app.inject({
-      method: 'POST',
-      url: '/api/v1/chatops/test-push',
-      payload: { approval_id: card.approvalId },
-    });
-    expect(push.statusCode).toBe(200);
+    await pushAnotherCard(app, card.approvalId);
     const fresh = await cardFor(app, tg, card.approvalId, 2);
     expect((await press(app, 'approve', fresh)).json()).toEqual({
       ok: false,
@@ -177,11 +173,7 @@ describe.each(backends())('chat callbacks on %s', async (backend) => {
       ok: false,
       message: 'Unknown action',
     });
-    await app.inject({
-      method: 'POST',
-      url: '/api/v1/chatops/test-push',
-      payload: { approval_id: 'no-such-approval' },
-    });
+    await pushAnotherCard(app, 'no-such-approval');
     const orphan = await cardFor(app, tg, 'no-such-approval');
     expect((await press(app, 'approve', orphan)).json()).toEqual({
       ok: false,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { createCardSender } from '../../src/features/chat/card-sender.js';
 import type { InlineKeyboard } from '../../src/ports/chat.js';
 import { postSigned } from '../helpers/build-app.js';
 import { callbackUpdate, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
@@ -36,6 +37,22 @@ export async function openIncidentCard(
   const created = (await postSigned(app, '/api/v1/webhooks/alerts', alert)).json();
   const card = await cardFor(app, tg, created.approval_id);
   return { ...card, incidentId: created.incident_id };
+}
+
+/**
+ * Sends one more real card for an approval through the service's own card sender, as the
+ * service does for a second signer: a valid nonce for that approval, whatever its state.
+ */
+export async function pushAnotherCard(app: FastifyInstance, approvalId: string): Promise<void> {
+  await createCardSender(app.services).push({
+    approval_id: approvalId,
+    risk_level: 'medium',
+    resource_name: 'checkout-7d9f8b6c5-x2x4z',
+    root_cause: 'another card for the same approval',
+    suggested_action: 'DELETE_POD',
+    estimated_downtime: '~30s',
+    incident_id: '',
+  });
 }
 
 export async function cardFor(

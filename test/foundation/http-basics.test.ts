@@ -72,7 +72,7 @@ describe('HTTP basics', async () => {
   });
 });
 
-describe('console token (CONTRACT, Extensions)', async () => {
+describe('console token (CONTRACT, Access)', async () => {
   const { app } = await buildTestApp({
     env: { CONSOLE_TOKEN: 'let-me-in', SIGNAL_CONSUMER: 'false' },
   });
@@ -82,7 +82,7 @@ describe('console token (CONTRACT, Extensions)', async () => {
     async (url) => {
       expect((await app.inject(url)).statusCode).toBe(401);
       const wrong = await app.inject({ url, headers: { authorization: 'Bearer nope' } });
-      expect(wrong.json()).toEqual({ detail: 'Missing or invalid bearer token' });
+      expect(wrong.json()).toEqual({ detail: 'Unauthorized' });
       const ok = await app.inject({ url, headers: { authorization: 'Bearer let-me-in' } });
       expect(ok.statusCode).toBe(200);
     },

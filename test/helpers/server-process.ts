@@ -13,7 +13,7 @@ afterAll(() => {
  */
 export function startServerProcess(
   env: Record<string, string>,
-): Promise<{ child: ChildProcess; url: string }> {
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
     env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,7 +24,7 @@ export function startServerProcess(
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve({ child, url: match[1]! });
+      if (match) resolve({ child, url: match[1]!, output: () => output });
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTestApp, postSigned, signBody } from '../helpers/build-app.js';
+import { buildTestApp, postSigned, signBody, TestClock } from '../helpers/build-app.js';
 
 const SECRET = 'current-secret';
 const PREVIOUS = 'previous-secret';
@@ -70,37 +70,76 @@ describe('signed webhooks (spec, Authentication)', async () => {
 });
 
 describe('replay protection (CONTRACT, Extensions)', async () => {
-  const { app } = await buildTestApp({ env: { WEBHOOK_SECRET: SECRET } });
+  const clock = new TestClock(Date.parse('2026-11-23T08:00:00.000Z'));
+  const nowSeconds = () => Math.floor(clock.now() / 1000);
+  const { app } = await buildTestApp({ env: { WEBHOOK_SECRET: SECRET }, clock });
+  let sequence = 0;
 
-  function timestamped(timestamp: number, deliveryId?: string) {
-    const body = JSON.stringify(signal);
-    return app.inject({
-      method: 'POST',
-      url: '/api/v1/webhooks/signals',
-      payload: body,
-      headers: {
-        'content-type': 'application/json',
-        'x-signature-timestamp': String(timestamp),
-        'x-signature-256': signBody(SECRET, `${timestamp}.${body}`),
-        ...(deliveryId ? { 'x-delivery-id': deliveryId } : {}),
-      },
-    });
+  /** A fresh body each call unless one is given, so only deliberate repeats repeat. */
+  function timestamped(timestamp: number, headers: Record<string, string> = {}, body?: string) {
+    const payload = body ?? JSON.stringify({ ...signal, message: `delivery ${++sequence}` });
+    return {
+      body: payload,
+      response: app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks/signals',
+        payload,
+        headers: {
+          'content-type': 'application/json',
+          'x-signature-timestamp': String(timestamp),
+          'x-signature-256': signBody(SECRET, `${timestamp}.${payload}`),
+          ...headers,
+        },
+      }),
+    };
   }
 
   it('accepts a fresh timestamped delivery and rejects a stale one', async () => {
-    const now = Math.floor(Date.now() / 1000);
-    expect((await timestamped(now)).statusCode).toBe(200);
-    const stale = await timestamped(now - 301);
+    expect((await timestamped(nowSeconds()).response).statusCode).toBe(200);
+    const stale = await timestamped(nowSeconds() - 301).response;
     expect(stale.statusCode).toBe(401);
     expect(stale.json().detail).toBe('HMAC verification failed: Timestamp outside tolerance');
   });
 
-  it('rejects a delivery id seen twice', async () => {
-    const now = Math.floor(Date.now() / 1000);
-    expect((await timestamped(now, 'delivery-1')).statusCode).toBe(200);
-    const replay = await timestamped(now, 'delivery-1');
-    expect(replay.statusCode).toBe(401);
+  it('accepts up to 1 minute ahead and rejects beyond', async () => {
+    expect((await timestamped(nowSeconds() + 60).response).statusCode).toBe(200);
+    const ahead = await timestamped(nowSeconds() + 61).response;
+    expect(ahead.statusCode).toBe(401);
+    expect(ahead.json().detail).toBe('HMAC verification failed: Timestamp outside tolerance');
+  });
+
+  it('rejects the same signed delivery twice, whatever X-Delivery-Id says', async () => {
+    const ts = nowSeconds();
+    const first = timestamped(ts, { 'x-delivery-id': 'delivery-1' });
+    expect((await first.response).statusCode).toBe(200);
+    for (const headers of [
+      { 'x-delivery-id': 'delivery-1' },
+      { 'x-delivery-id': 'other' },
+      {},
+    ] as Record<string, string>[]) {
+      const replay = await timestamped(ts, headers, first.body).response;
+      expect(replay.statusCode).toBe(401);
+      expect(replay.json().detail).toBe('HMAC verification failed: Replayed delivery');
+    }
+  });
+
+  it('a distinct delivery with a reused X-Delivery-Id is not a replay', async () => {
+    const ts = nowSeconds();
+    expect((await timestamped(ts, { 'x-delivery-id': 'same' }).response).statusCode).toBe(200);
+    expect((await timestamped(ts, { 'x-delivery-id': 'same' }).response).statusCode).toBe(200);
+  });
+
+  it('a future-dated delivery stays claimed for as long as its timestamp is accepted', async () => {
+    const ts = nowSeconds() + 60;
+    const first = timestamped(ts);
+    expect((await first.response).statusCode).toBe(200);
+    // 340 s later the timestamp is 280 s old: still within tolerance, so still a replay.
+    clock.advance(340_000);
+    const replay = await timestamped(ts, {}, first.body).response;
     expect(replay.json().detail).toBe('HMAC verification failed: Replayed delivery');
+    clock.advance(21_000);
+    const late = await timestamped(ts, {}, first.body).response;
+    expect(late.json().detail).toBe('HMAC verification failed: Timestamp outside tolerance');
   });
 
   it('a timestamped body signed without the timestamp prefix fails', async () => {
@@ -111,7 +150,7 @@ describe('replay protection (CONTRACT, Extensions)', async () => {
       payload: body,
       headers: {
         'content-type': 'application/json',
-        'x-signature-timestamp': String(Math.floor(Date.now() / 1000)),
+        'x-signature-timestamp': String(nowSeconds()),
         'x-signature-256': signBody(SECRET, body),
       },
     });

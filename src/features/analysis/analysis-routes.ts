@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
+import { requireConsoleToken } from '../../http/console-auth.js';
 import { FreeFormMap } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import { type AnalysisBody, normalizeRequest } from './analysis-request.js';
@@ -9,7 +10,7 @@ import { findIncident } from './analysis-subject.js';
 import { SEVERITIES } from './analysis-types.js';
 import { ANALYSIS_JOB, publishTaskEvent } from './run-analysis.js';
 import { createTaskEventHub } from './task-event-hub.js';
-import { changeTask, findTask, insertTask, TOTAL_AGENTS } from './task-records.js';
+import { admitTask, changeTask, findTask, TOTAL_AGENTS } from './task-records.js';
 import { prepareTaskStream } from './task-stream.js';
 import { resultView, statusView } from './task-views.js';
 
@@ -38,6 +39,9 @@ const AnalyzeBody = Type.Object({
 
 const TaskParams = Type.Object({ task_id: Type.String() });
 
+/** A task takes about ESTIMATED_SECONDS; by then places have usually freed up. */
+const ANALYSIS_RETRY_AFTER_SECONDS = ESTIMATED_SECONDS;
+
 /** A Last-Event-ID that is not a task event number is ignored: the client starts afresh. */
 function lastEventIdOf(header: string | string[] | undefined): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
@@ -65,12 +69,13 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         tags: ['analysis'],
         body: AnalyzeBody,
       },
+      onRequest: requireConsoleToken(services.config),
       // No body at all is a request with neither input mode: a 400, not a schema 422.
       preValidation: async (request) => {
         request.body ??= {};
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const analysis = normalizeRequest(request.body as AnalysisBody);
       if (!analysis) throw errors.analysisInputMissing();
       if (analysis.incident_id && !(await findIncident(store.db, analysis.incident_id))) {
@@ -78,12 +83,16 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
       }
       const taskId = `task-${crypto.randomUUID()}`;
       const now = clock.now();
-      await insertTask(store.db, {
+      const admitted = await admitTask(store, services.config.analysisMaxInFlight, {
         id: taskId,
         request: analysis,
         incidentId: analysis.incident_id ?? null,
         now,
       });
+      if (!admitted) {
+        reply.header('retry-after', String(ANALYSIS_RETRY_AFTER_SECONDS));
+        throw errors.analysisBusy();
+      }
       try {
         await jobs.enqueue(ANALYSIS_JOB, { task_id: taskId }, { jobId: taskId });
       } catch (error) {

@@ -1,5 +1,5 @@
 import type { Updateable } from 'kysely';
-import type { Db, Tables } from '../../ports/store.js';
+import type { Db, Store, Tables } from '../../ports/store.js';
 import type { AnalysisRequest } from './analysis-request.js';
 import { AGENTS, type AgentName, type TaskState } from './analysis-types.js';
 import { type TaskEvent, type TaskEventType, taskEvent } from './progress-events.js';
@@ -36,6 +36,30 @@ export async function insertTask(
       locked_until: null,
     })
     .execute();
+}
+
+/** Tasks that hold a place: waiting for a worker or running. */
+const IN_FLIGHT_STATES: TaskState[] = ['PENDING', 'RUNNING'];
+
+/**
+ * CONTRACT, Access: at most `maxInFlight` tasks PENDING or RUNNING at once. The count and
+ * the insert share one lock, so concurrent requests on any replica cannot overshoot.
+ */
+export function admitTask(
+  store: Store,
+  maxInFlight: number,
+  task: Parameters<typeof insertTask>[1],
+): Promise<boolean> {
+  return store.withLock('analysis-admission', async (tx) => {
+    const { count } = await tx
+      .selectFrom('analysis_tasks')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('state', 'in', IN_FLIGHT_STATES)
+      .executeTakeFirstOrThrow();
+    if (Number(count) >= maxInFlight) return false;
+    await insertTask(tx, task);
+    return true;
+  });
 }
 
 export function findTask(db: Db, id: string): Promise<TaskRow | undefined> {

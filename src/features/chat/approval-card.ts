@@ -1,4 +1,5 @@
 import type { InlineKeyboard } from '../../ports/chat.js';
+import { ownValue } from '../../support/own-value.js';
 import { confidencePercent } from '../errtracker/tracker-comment.js';
 import { formatInZone } from '../intake/alert-id.js';
 import { formatCallbackData } from './callback-data.js';
@@ -61,7 +62,7 @@ export function renderApprovalCard(
 function cardText(params: ApprovalCardParams): string {
   const risk = params.risk_level.toLowerCase();
   const lines = [
-    `${RISK_MARKS[risk] ?? '⚪'} Approval required · risk ${risk.toUpperCase()}`,
+    `${ownValue(RISK_MARKS, risk) ?? '⚪'} Approval required · risk ${risk.toUpperCase()}`,
     '',
     `Resource: ${cutText(params.resource_name, CARD_CUTS.resource_name)}`,
     // spec, Outgoing approval card: namespace "default `default`"
@@ -183,6 +184,6 @@ export function renderDecidedCard(
   atMs: number,
   timeZone: string,
 ): string {
-  const mark = DECISION_MARKS[decision.toLowerCase()] ?? `ℹ️ ${decision}`;
+  const mark = ownValue(DECISION_MARKS, decision.toLowerCase()) ?? `ℹ️ ${decision}`;
   return `${originalText}\n\n${mark} by ${cutText(actor, 64)} · ${formatInZone(atMs, timeZone)}`;
 }

@@ -101,6 +101,13 @@ export function createCardSender(services: Services): CardSender {
     }
   }
 
+  async function pushTestCard(card: ApprovalCardParams): Promise<CardPushResult> {
+    if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
+    const { text, keyboard } = renderApprovalCard(card, newCardNonce());
+    const sent = await chat.sendMessage(text, keyboard);
+    return { sent: true, message_id: sent.message_id, chat_response: sent.raw };
+  }
+
   // CONTRACT: "Converged alerts edit the existing card's hit count instead of sending a new one".
   async function refreshHitCount(approvalId: string, hitCount: number): Promise<void> {
     if (!chat.configured) return;
@@ -154,7 +161,7 @@ export function createCardSender(services: Services): CardSender {
     });
   }
 
-  return { push, refreshHitCount, markDecided };
+  return { push, pushTestCard, refreshHitCount, markDecided };
 }
 
 /**

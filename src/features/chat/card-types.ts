@@ -51,6 +51,11 @@ export interface CardPushResult {
 export interface CardSender {
   /** Renders and sends a card with a fresh nonce; without a bot token sends nothing. */
   push(card: ApprovalCardParams): Promise<CardPushResult>;
+  /**
+   * CONTRACT, Access: a test card looks like a real one, but its nonce is recorded nowhere,
+   * so its buttons are valid for no approval (a callback answers `Invalid nonce`).
+   */
+  pushTestCard(card: ApprovalCardParams): Promise<CardPushResult>;
   /** A converged alert: the approval's latest card shows the new hit count. */
   refreshHitCount(approvalId: string, hitCount: number): Promise<void>;
   /** A decided approval: its cards lose their buttons and say who decided. */

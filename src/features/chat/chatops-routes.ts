@@ -1,9 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { HttpError } from '../../errors.js';
+import type { Config } from '../../config.js';
+import { errors, HttpError } from '../../errors.js';
+import { requireConsoleToken } from '../../http/console-auth.js';
+import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import { StringEnum } from '../../http/schema-types.js';
 import { ChatApiError } from '../../ports/chat.js';
 import type { Services } from '../../services.js';
+import { equalInConstantTime } from '../../support/constant-time.js';
 import { type CallbackDeps, handleChatUpdate } from './callback-handler.js';
 import type { CardSender } from './card-types.js';
 import { readLastUpdateId } from './long-polling.js';
@@ -43,6 +47,26 @@ type TestPushBody = {
   incident_id?: string;
 };
 
+/** The header the Bot API sends with every webhook delivery once `setWebhook` had a secret. */
+export const CHAT_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+
+/**
+ * CONTRACT, Access: a webhook delivery proves it comes from the Bot API by the secret token
+ * given to `setWebhook`; without one configured, `prod` takes no deliveries at all.
+ */
+function requireChatWebhookSecret(config: Pick<Config, 'chatWebhookSecret' | 'appEnv'>) {
+  const expected = config.chatWebhookSecret;
+  return async (request: FastifyRequest) => {
+    if (!expected) {
+      if (config.appEnv === 'prod') throw errors.chatWebhookSecretMissing();
+      return;
+    }
+    const header = request.headers[CHAT_SECRET_HEADER];
+    const given = typeof header === 'string' ? header : '';
+    if (!equalInConstantTime(given, expected)) throw errors.chatWebhookSecretInvalid();
+  };
+}
+
 export interface ChatopsOptions {
   services: Services;
   cards: CardSender;
@@ -54,15 +78,19 @@ export interface ChatopsOptions {
 export async function chatopsRoutes(app: FastifyInstance, options: ChatopsOptions) {
   const { services, cards, callbacks } = options;
   const { config } = services;
-  // spec: the webhook answers HTTP 200 always, so even an unreadable body is an update
-  // without a callback_query.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, raw, done) => {
-    try {
-      done(null, JSON.parse(String(raw)));
-    } catch {
-      done(null, {});
-    }
+  if (!config.chatWebhookSecret && config.appEnv !== 'prod') {
+    services.log.warn(
+      'CHAT_WEBHOOK_SECRET is not set: POST /api/v1/chatops/webhook takes chat updates from ' +
+        'anyone who can reach it. Set it to the secret_token given to setWebhook (prod refuses ' +
+        'every delivery without it).',
+    );
+  }
+  // spec: the webhook answers HTTP 200 always, so even an unreadable body (or one too deep
+  // to walk safely, or with a content type that does not parse) is an update without a
+  // callback_query.
+  acceptAnyBody(app, (_request, raw) => {
+    const parsed = parseJsonBody(raw);
+    return parsed.ok ? parsed.value : {};
   });
 
   app.post(
@@ -72,8 +100,14 @@ export async function chatopsRoutes(app: FastifyInstance, options: ChatopsOption
         summary: 'Chat update delivered by webhook (deprecated: the service long-polls)',
         deprecated: true,
         tags: ['chatops'],
+        headers: Type.Object({
+          [CHAT_SECRET_HEADER]: Type.Optional(
+            Type.String({ description: 'the secret_token given to setWebhook' }),
+          ),
+        }),
         body: Type.Unknown(),
       },
+      onRequest: requireChatWebhookSecret(config),
     },
     async (request) => handleChatUpdate(callbacks, request.body),
   );
@@ -86,12 +120,13 @@ export async function chatopsRoutes(app: FastifyInstance, options: ChatopsOption
         tags: ['chatops'],
         body: TestPushBody,
       },
+      onRequest: requireConsoleToken(config),
     },
     async (request) => {
       if (config.appEnv === 'prod') throw new HttpError(403, CHATOPS_DETAILS.testPushInProd);
       const body = request.body as TestPushBody;
       try {
-        const result = await cards.push({
+        const result = await cards.pushTestCard({
           approval_id: body.approval_id,
           risk_level: body.risk_level ?? TEST_PUSH_DEFAULTS.risk_level,
           resource_name: body.resource_name ?? TEST_PUSH_DEFAULTS.resource_name,

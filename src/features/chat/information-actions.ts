@@ -1,4 +1,5 @@
 import type { Services } from '../../services.js';
+import { ownValue } from '../../support/own-value.js';
 import { findApproval } from '../approvals/approval-records.js';
 import { formatInZone } from '../intake/alert-id.js';
 
@@ -87,7 +88,9 @@ const ANSWERS: Record<string, (services: Services, approvalId: string) => Promis
 
 /** Information actions answer in the chat; they change nothing. */
 export async function answerInformation(services: Services, action: string, approvalId: string) {
-  const text = await ANSWERS[action]!(services, approvalId);
+  const answer = ownValue(ANSWERS, action);
+  if (!answer) throw new Error(`Unknown information action: ${action}`);
+  const text = await answer(services, approvalId);
   if (services.chat.configured) await services.chat.sendMessage(text);
   return text;
 }

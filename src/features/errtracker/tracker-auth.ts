@@ -1,4 +1,4 @@
-import crypto from 'node:crypto';
+import { equalInConstantTime } from '../../support/constant-time.js';
 import { hmacSha256Hex } from '../intake/webhook-signature.js';
 import type { CanaryAuth } from './canary.js';
 
@@ -9,12 +9,6 @@ export const TRACKER_SIGNATURE_REASONS = {
 } as const;
 
 export type TrackerVerdict = { ok: true; checked: boolean } | { ok: false; reason: string };
-
-function equalInConstantTime(a: string, b: string): boolean {
-  const left = crypto.createHash('sha256').update(a).digest();
-  const right = crypto.createHash('sha256').update(b).digest();
-  return crypto.timingSafeEqual(left, right);
-}
 
 /**
  * CONTRACT: `errtracker-hook-signature` is the lower-case hex HMAC-SHA256 of the raw body

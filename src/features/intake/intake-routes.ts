@@ -23,8 +23,9 @@ import { acceptSignedJson, verifySignedWebhook } from './signed-json.js';
 const ErrorBody = Type.Object({ detail: Type.String() });
 const signatureHeaders = Type.Object({
   'x-signature-256': Type.Optional(Type.String({ description: 'sha256=<hex HMAC of the body>' })),
-  'x-signature-timestamp': Type.Optional(Type.String()),
-  'x-delivery-id': Type.Optional(Type.String()),
+  'x-signature-timestamp': Type.Optional(
+    Type.String({ description: 'unix seconds; the signature then covers `<timestamp>.<body>`' }),
+  ),
 });
 
 const validateFlat = bodyValidator<FlatAlertBody>(FlatAlertBody);

@@ -1,10 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors, HMAC_REASONS } from '../../errors.js';
+import { BODY_PROBLEMS, errors, HMAC_REASONS, HttpError } from '../../errors.js';
+import { parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
-import { verifyWebhookSignature } from './webhook-signature.js';
+import { type TimestampTolerance, verifyWebhookSignature } from './webhook-signature.js';
 
-/** CONTRACT, Extensions: deliveries older than 5 minutes are rejected. */
-export const REPLAY_WINDOW_SECONDS = 300;
+/**
+ * CONTRACT, Extensions: deliveries more than 5 minutes old or more than 1 minute ahead are
+ * rejected.
+ */
+export const TIMESTAMP_TOLERANCE: TimestampTolerance = { pastSeconds: 300, futureSeconds: 60 };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,18 +29,11 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 export function acceptSignedJson(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (request, raw, done) => {
-    const buffer = raw as Buffer;
-    request.rawBody = buffer;
-    if (buffer.length === 0) {
-      request.bodyParseError = 'the body is empty';
-      return done(null, undefined);
-    }
-    try {
-      done(null, JSON.parse(buffer.toString('utf8')));
-    } catch (error) {
-      request.bodyParseError = (error as Error).message;
-      done(null, undefined);
-    }
+    request.rawBody = raw as Buffer;
+    const parsed = parseJsonBody(request.rawBody);
+    if (parsed.ok) return done(null, parsed.value);
+    request.bodyParseError = parsed.problem;
+    done(null, undefined);
   });
 }
 
@@ -58,16 +55,18 @@ export function verifySignedWebhook(services: Services) {
         secrets,
         rejectWhenUnset: config.appEnv === 'prod',
         nowMs: clock.now(),
-        toleranceSeconds: REPLAY_WINDOW_SECONDS,
+        tolerance: TIMESTAMP_TOLERANCE,
       },
     );
     if (!verdict.ok) throw errors.hmacFailed(verdict.reason);
-    const deliveryId = headerValue(request, 'x-delivery-id');
-    if (verdict.checked && timestamp !== undefined && deliveryId) {
-      const first = await once.claim('webhook-delivery', deliveryId, REPLAY_WINDOW_SECONDS);
+    // The replay key is the signature itself: X-Delivery-Id is not signed, so a captured
+    // delivery sent again with that header changed or dropped must still be caught. The
+    // claim lives exactly as long as the timestamp can still be accepted.
+    if (verdict.replayKey !== undefined) {
+      const first = await once.claim('webhook-signature', verdict.replayKey, verdict.acceptableFor);
       if (!first) throw errors.hmacFailed(HMAC_REASONS.replayed);
     }
-    if (request.rawBody === undefined) throw errors.invalidJson('the body is empty');
-    if (request.bodyParseError !== undefined) throw errors.invalidJson(request.bodyParseError);
+    if (request.rawBody === undefined) throw new HttpError(400, BODY_PROBLEMS.empty);
+    if (request.bodyParseError !== undefined) throw new HttpError(400, request.bodyParseError);
   };
 }

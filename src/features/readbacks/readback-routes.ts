@@ -1,12 +1,14 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { HttpError } from '../../errors.js';
+import { requireConsoleToken } from '../../http/console-auth.js';
 import type { Services } from '../../services.js';
 import type { AlertTypeRule } from '../intake/alert-type-rules.js';
 import type { Playbook } from '../repair/playbooks.js';
 import { READBACK_CATALOG } from './catalog/readback-catalog.js';
 import type { ReadbackContext, ReadbackEntry } from './catalog/readback-types.js';
 import { composeCommitted, resolveSource } from './compose.js';
+import { createProbeCache } from './probes.js';
 import { applyPublicTerms, loadPublicTerms, type PublicTerms } from './public-terms.js';
 import { InvalidReadbackData, readbackErrors } from './readback-errors.js';
 import {
@@ -80,6 +82,7 @@ export async function readbackRoutes(app: FastifyInstance, options: ReadbackRout
     overlayMode: services.config.priorityOverlayMode,
     probeTimeoutMs: services.config.readbackProbeTimeoutMs,
   };
+  const probes = createProbeCache(() => services.clock.now());
   const context = (signal: AbortSignal): ReadbackContext => {
     const ctx: ReadbackContext = {
       services,
@@ -89,6 +92,7 @@ export async function readbackRoutes(app: FastifyInstance, options: ReadbackRout
       publicTerms,
       settings,
       signal,
+      probes,
       readbackNames,
       now: () => services.clock.now(),
       readback: (name, inner) => resolveSource(ctx, byName, name, inner ?? signal),
@@ -96,6 +100,8 @@ export async function readbackRoutes(app: FastifyInstance, options: ReadbackRout
     return ctx;
   };
 
+  // CONTRACT, Access: the six POST readbacks write or validate; the console token guards them.
+  const writeGuard = requireConsoleToken(services.config);
   for (const entry of catalog) {
     const url = `/agents/${entry.name}`;
     const schema = {
@@ -146,7 +152,10 @@ export async function readbackRoutes(app: FastifyInstance, options: ReadbackRout
       case 'post':
         app.post(
           url,
-          { schema: { ...schema, ...(entry.body ? { body: entry.body } : {}) } },
+          {
+            schema: { ...schema, ...(entry.body ? { body: entry.body } : {}) },
+            onRequest: writeGuard,
+          },
           async (request) => {
             try {
               return redactDocument(
