@@ -38,6 +38,12 @@ export interface Config {
   displayTz: string;
   logLevel: string;
   consoleToken?: string;
+  /** CONTRACT, Access: the `secret_token` given to the Bot API's `setWebhook`. */
+  chatWebhookSecret?: string;
+  /** CONTRACT, Access: analysis tasks PENDING or RUNNING at once before a 429. */
+  analysisMaxInFlight: number;
+  /** CONTRACT, Bad input: request bodies larger than this answer 413. */
+  bodyLimitBytes: number;
   alertRulesFile?: string;
   /** Run the signal consumer inside the service process (default) or only via `npm run consumer`. */
   signalConsumer: boolean;
@@ -151,6 +157,16 @@ function millisecondsVar(env: Env, name: string, fallback: number, max: number):
   return ms;
 }
 
+function positiveIntegerVar(env: Env, name: string, fallback: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new ConfigError(name, `must be a whole number from 1 to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
 function parseOperatorKeys(env: Env): Map<string, string> {
   const keys = new Map<string, string>();
   const raw = optional(env, 'OPERATOR_KEYS');
@@ -223,6 +239,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     displayTz: parseTimeZone(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     consoleToken: optional(env, 'CONSOLE_TOKEN'),
+    chatWebhookSecret: optional(env, 'CHAT_WEBHOOK_SECRET'),
+    analysisMaxInFlight: positiveIntegerVar(env, 'ANALYSIS_MAX_IN_FLIGHT', 100, 1_000_000),
+    bodyLimitBytes: positiveIntegerVar(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024 * 1024 * 1024),
     alertRulesFile: optional(env, 'ALERT_RULES_FILE'),
     signalConsumer: booleanVar(env, 'SIGNAL_CONSUMER', true),
     priorityOverlayTimeoutMs: millisecondsVar(env, 'PRIORITY_OVERLAY_TIMEOUT_MS', 3000, 60_000),

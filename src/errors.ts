@@ -26,7 +26,12 @@ export const errors = {
   notFound: (what: string, id: string) => new HttpError(404, `${what} not found: ${id}`),
   routeNotFound: (method: string, url: string) =>
     new HttpError(404, `No route for ${method} ${url}`),
-  unauthorized: () => new HttpError(401, 'Missing or invalid bearer token'),
+  // CONTRACT, Access
+  unauthorized: () => new HttpError(401, 'Unauthorized'),
+  readApiClosed: () => new HttpError(403, 'Set CONSOLE_TOKEN to use the read API in prod'),
+  chatWebhookSecretInvalid: () => new HttpError(401, 'Invalid chat webhook secret token'),
+  chatWebhookSecretMissing: () => new HttpError(401, 'Chat webhook secret is not configured'),
+  analysisBusy: () => new HttpError(429, 'Too many analysis tasks in progress'),
   badCursor: () => new HttpError(422, 'cursor is not a cursor this service issued'),
   // CONTRACT, Readbacks: E-SNAP. The 500 names the readback; the package inventory, derived
   // from files the operator owns, also says which file and why.
@@ -36,6 +41,17 @@ export const errors = {
   // spec, Errors: "400 POST /agents/analyze: neither incident_id nor severity with affected_services"
   analysisInputMissing: () =>
     new HttpError(400, 'Provide incident_id, or severity with affected_services'),
+} as const;
+
+/** CONTRACT, Bad input: arrays and objects nested deeper than this are refused. */
+export const MAX_JSON_DEPTH = 64;
+
+/** CONTRACT, Bad input: the 400s of a body refused before any handler runs. */
+export const BODY_PROBLEMS = {
+  empty: 'Request body is empty',
+  notUtf8: 'Request body is not valid UTF-8',
+  tooDeep: `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+  notJson: (reason: string) => `Request body is not valid JSON: ${reason}`,
 } as const;
 
 export const HMAC_REASONS = {

@@ -6,13 +6,24 @@ interface ValidationIssue {
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
+  /** Set by Ajv when the issue is with an object's key (`propertyNames`), not a value. */
+  propertyName?: string;
 }
 
 /** Turns the first schema violation into one sentence naming the field, e.g. `body.severity …`. */
 export function describeValidationIssue(context: string, issue: ValidationIssue): string {
   const base = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
   const field = (name: string) => [context, base, name].filter(Boolean).join('.');
+  if (issue.propertyName !== undefined || issue.keyword === 'propertyNames') {
+    const limit =
+      issue.keyword === 'maxLength'
+        ? ` longer than ${issue.params.limit} characters`
+        : ' that is not allowed';
+    return `${field('')} has a key${limit}`;
+  }
   switch (issue.keyword) {
+    case 'maxLength':
+      return `${field('')} must be at most ${issue.params.limit} characters`;
     case 'required':
       return `${field(String(issue.params.missingProperty))} is required`;
     case 'enum':
@@ -30,7 +41,7 @@ export function describeValidationIssue(context: string, issue: ValidationIssue)
 }
 
 /** Maps Fastify's own error codes to our `{"detail"}` bodies and statuses. */
-function toHttpError(error: FastifyError): HttpError | undefined {
+function toHttpError(error: FastifyError, bodyLimitBytes: number): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error.validation && error.validation.length > 0) {
     const issue = error.validation[0] as unknown as ValidationIssue;
@@ -41,7 +52,7 @@ function toHttpError(error: FastifyError): HttpError | undefined {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidJson(error.message);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return errors.bodyTooLarge(1024 * 1024);
+      return errors.bodyTooLarge(bodyLimitBytes);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.unsupportedMediaType(error.message.replace(/^Unsupported Media Type:\s*/, ''));
   }
@@ -52,9 +63,9 @@ function toHttpError(error: FastifyError): HttpError | undefined {
   return undefined;
 }
 
-export function registerErrorHandler(app: FastifyInstance): void {
+export function registerErrorHandler(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = toHttpError(error);
+    const known = toHttpError(error, bodyLimitBytes);
     if (known) {
       if (known.statusCode >= 500) request.log.error({ err: error }, known.detail);
       return reply.status(known.statusCode).send({ detail: known.detail });

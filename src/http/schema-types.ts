@@ -8,8 +8,31 @@ export function StringEnum<T extends string>(
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
 }
 
-/** An object of free-form values, or null. */
+/** CONTRACT, Bad input: string fields that identify things are at most 1024 characters. */
+export const IDENTIFIER_MAX_LENGTH = 1024;
+
+/** A string that names or identifies something (an alert, a namespace, a target, a key). */
+export function Identifier(
+  options: { minLength?: number; default?: string; description?: string } = {},
+) {
+  return Type.String({ ...options, maxLength: IDENTIFIER_MAX_LENGTH });
+}
+
+const keyNames = { propertyNames: { maxLength: IDENTIFIER_MAX_LENGTH } };
+
+/** A string field that may be null in an answer. */
+export const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** An object of free-form values, or null; its keys identify, so they are capped. */
 export const FreeFormMap = Type.Unsafe<Record<string, unknown> | null>({
   type: ['object', 'null'],
   additionalProperties: true,
+  ...keyNames,
+});
+
+/** Label or annotation maps of any value, keys capped like FreeFormMap's. */
+export const LabelMap = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
+  ...keyNames,
 });

@@ -8,6 +8,11 @@ interface Waiting<T, R> {
  * Group commit: items added in the same tick are written by one `write` call, and items
  * added while a write runs go in the next one. Each `add` settles with its write, and with
  * the write's result at its own position when the write returns one per item.
+ *
+ * A write is all or nothing, so one bad item would fail every item that happened to share
+ * its batch. When a batch fails, each of its items is written again on its own: the bad one
+ * fails alone and its neighbours succeed (CONTRACT, Bad input: one bad item never fails its
+ * neighbours).
  */
 export function groupCommit<T, R = undefined>(
   // biome-ignore lint/suspicious/noConfusingVoidType: writers with no per-item result return nothing
@@ -26,17 +31,22 @@ export function groupCommit<T, R = undefined>(
     });
   }
 
+  async function writeTogether(batch: Waiting<T, R>[]) {
+    const results = await write(batch.map((waiting) => waiting.item));
+    batch.forEach((waiting, index) => {
+      waiting.resolve((results ? results[index] : undefined) as R);
+    });
+  }
+
   async function flush() {
     const batch = queue;
     queue = [];
     writing = true;
     try {
-      const results = await write(batch.map((waiting) => waiting.item));
-      batch.forEach((waiting, index) => {
-        waiting.resolve((results ? results[index] : undefined) as R);
-      });
+      await writeTogether(batch);
     } catch (error) {
-      for (const waiting of batch) waiting.reject(error);
+      if (batch.length === 1) batch[0]!.reject(error);
+      else for (const waiting of batch) await writeTogether([waiting]).catch(waiting.reject);
     } finally {
       writing = false;
       if (queue.length > 0) schedule();

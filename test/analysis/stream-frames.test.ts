@@ -34,7 +34,7 @@ describe('stream frames', () => {
     });
     const routes = Fastify();
     apps.push(routes);
-    registerErrorHandler(routes);
+    registerErrorHandler(routes, app.services.config.bodyLimitBytes);
     await routes.register(analysisRoutes, {
       prefix: '/api/v1',
       services: app.services,

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { compareProbe, type ProbeSpec } from '../../src/features/readbacks/probes.js';
+import {
+  compareProbe,
+  PROBE_CACHE_MS,
+  type ProbeSpec,
+} from '../../src/features/readbacks/probes.js';
 import {
   MAX_ACTION_CANDIDATES,
   selectCandidates,
 } from '../../src/features/readbacks/recovery-preflight.js';
+import { TestClock } from '../helpers/build-app.js';
 import { startUpstream } from '../helpers/upstreams.js';
 import { AGENTS, readbackApp, readbackDir, writeDoc } from './readback-helpers.js';
 
@@ -100,13 +105,17 @@ describe('selectCandidates', () => {
 
 describe('public-API runtime and recovery preflights over HTTP', async () => {
   const answers: Record<string, { status?: number; body: unknown; delay?: number }> = {};
+  const fetched = new Map<string, number>();
   const upstream = await startUpstream(async (request) => {
+    fetched.set(request.url, (fetched.get(request.url) ?? 0) + 1);
     const answer = answers[request.url] ?? { status: 404, body: {} };
     if (answer.delay) await new Promise((resolve) => setTimeout(resolve, answer.delay));
     return answer;
   });
   const dir = readbackDir();
-  const { app } = await readbackApp({ dir, env: { READBACK_PROBE_TIMEOUT_MS: '300' } });
+  // Probe results are kept 30 s; each test that changes an answer moves past that first.
+  const clock = new TestClock(Date.now());
+  const { app } = await readbackApp({ dir, clock, env: { READBACK_PROBE_TIMEOUT_MS: '300' } });
   writeDoc(dir, 'marketdata-public-api-runtime-readback', {
     scorecard_id: 'slo-q4',
     probes: [
@@ -140,8 +149,26 @@ describe('public-API runtime and recovery preflights over HTTP', async () => {
     expect(JSON.stringify(body)).not.toContain('ingested_last_5m":42');
   });
 
+  it('fetches each probe URL once per 30 s however many readers ask (issue 11)', async () => {
+    answers['/healthz'] = { body: { ok: true } };
+    answers['/ingest'] = { body: { ingested_last_5m: 42 } };
+    clock.advance(PROBE_CACHE_MS);
+    fetched.clear();
+    const url = `${AGENTS}/marketdata-public-api-runtime-readback`;
+    const readers = await Promise.all(Array.from({ length: 20 }, () => app.inject(url)));
+    expect(readers.every((reader) => reader.statusCode === 200)).toBe(true);
+    expect(Object.fromEntries(fetched)).toEqual({ '/healthz': 1, '/fresh': 1, '/ingest': 1 });
+    clock.advance(PROBE_CACHE_MS - 1);
+    await app.inject(url);
+    expect(fetched.get('/healthz')).toBe(1);
+    clock.advance(1);
+    await app.inject(url);
+    expect(fetched.get('/healthz')).toBe(2);
+  });
+
   it('bounds each probe by READBACK_PROBE_TIMEOUT_MS, even when the scorecard asks for longer', async () => {
     answers['/ingest'] = { body: { ingested_last_5m: 1 }, delay: 1500 };
+    clock.advance(PROBE_CACHE_MS);
     const started = Date.now();
     const body = (await app.inject(`${AGENTS}/marketdata-public-api-runtime-readback`)).json();
     expect(Date.now() - started).toBeLessThan(1200);
@@ -152,6 +179,7 @@ describe('public-API runtime and recovery preflights over HTTP', async () => {
 
   it('the public-API preflight falls back to the scorecard probes and proposes bounded candidates', async () => {
     answers['/healthz'] = { status: 503, body: {} };
+    clock.advance(PROBE_CACHE_MS);
     writeDoc(dir, 'marketdata-public-api-controlled-recovery-preflight', {
       target_selector: { service: 'public-api' },
       action_candidates: [

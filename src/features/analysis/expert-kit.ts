@@ -1,3 +1,4 @@
+import { ownValue } from '../../support/own-value.js';
 import { alertTypeFamily } from '../repair/alert-type-families.js';
 import type {
   ActionName,
@@ -77,7 +78,8 @@ const TYPE_ACTIONS: Record<string, ActionName> = {
 /** The operational fix the alert types point to, before any expert's own concerns. */
 export function baselineAction(subject: AnalysisSubject): ActionName {
   for (const type of subject.alert_types) {
-    const action = TYPE_ACTIONS[type] ?? FAMILY_ACTIONS[alertTypeFamily(type) ?? ''];
+    const action =
+      ownValue(TYPE_ACTIONS, type) ?? ownValue(FAMILY_ACTIONS, alertTypeFamily(type) ?? '');
     if (action) return action;
   }
   return 'investigate';

@@ -4,6 +4,7 @@ import {
 } from '../../adapters/analyzers/chat-completions.js';
 import { DEFAULT_LLM_MODEL } from '../../adapters/analyzers/openai-analyzer.js';
 import type { Resilience } from '../../adapters/analyzers/resilient-analyzer.js';
+import { ownValue } from '../../support/own-value.js';
 import {
   ACTIONS,
   AGENTS,
@@ -93,8 +94,10 @@ export function parseOpinion(
 ): Omit<Opinion, 'tokens' | 'cost' | 'weight'> {
   let record: Record<string, unknown>;
   try {
-    // Some compatible servers ignore response_format and wrap the JSON in a code fence.
-    record = JSON.parse(content.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/i, '$1'));
+    // Some compatible servers ignore response_format and wrap the JSON in a code fence. JSON
+    // allows the whitespace inside it: `\s*([\s\S]*?)\s*` let three quantifiers share every
+    // blank, cubic on a long run of them.
+    record = JSON.parse(content.trim().replace(/^```(?:json)?([\s\S]*)```$/i, '$1'));
   } catch {
     throw new Error(`${INVALID}: content is not JSON`);
   }
@@ -132,7 +135,7 @@ export function createModelExperts(options: ModelExpertOptions): Expert[] {
     apiKey: options.apiKey,
     fetchImpl: options.fetchImpl,
   };
-  const [inputPrice, outputPrice] = PRICES[model] ?? [0, 0];
+  const [inputPrice, outputPrice] = ownValue(PRICES, model) ?? [0, 0];
 
   const call = async (agent: AgentName, subject: unknown, signal: AbortSignal) => {
     const body = await requestChatCompletion(

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { HttpError } from '../../errors.js';
-import { requireConsoleToken } from '../../http/console-auth.js';
-import { listNewestFirst, PageQuery } from '../../http/pagination.js';
+import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
-import { externalEventViews } from './external-event-records.js';
+import { registerExternalEventRoutes } from './external-event-routes.js';
 import { handleTrackerDelivery } from './tracker-webhook.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -14,20 +13,14 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 /** The error-tracker webhook; its health answer is also the service's readiness check. */
 export async function errtrackerRoutes(app: FastifyInstance, { services }: { services: Services }) {
-  // spec, step 1: "an unparsable body is treated as an empty object" — so is any non-object.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, raw, done) => {
-    request.rawBody = raw as Buffer;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse((raw as Buffer).toString('utf8'));
-    } catch {
-      parsed = {};
-    }
-    done(
-      null,
-      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {},
-    );
+  // spec, step 1: "an unparsable body is treated as an empty object"; so is any non-object,
+  // a body that is not UTF-8 or nests deeper than the contract allows, and a body whose
+  // content type does not parse.
+  acceptAnyBody(app, (request, raw) => {
+    request.rawBody = raw;
+    const parsed = parseJsonBody(raw);
+    const value = parsed.ok ? parsed.value : {};
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
   });
 
   app.get(
@@ -75,39 +68,5 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
     },
   );
 
-  app.get(
-    '/external-alert-events',
-    {
-      onRequest: requireConsoleToken(services.config.consoleToken),
-      schema: {
-        summary: 'Every recorded stage of every error-tracker delivery, newest first',
-        tags: ['read'],
-        querystring: Type.Object({
-          ...PageQuery,
-          stage: Type.Optional(Type.String()),
-          provider: Type.Optional(Type.String()),
-          issue_id: Type.Optional(Type.String()),
-        }),
-      },
-    },
-    async (request) => {
-      const query = request.query as {
-        limit?: number;
-        cursor?: string;
-        stage?: string;
-        provider?: string;
-        issue_id?: string;
-      };
-      const page = await listNewestFirst(
-        services.store.db,
-        'external_alert_events',
-        { stage: query.stage, provider: query.provider, issue_id: query.issue_id },
-        query,
-      );
-      return {
-        items: await externalEventViews(services.store.db, page.items),
-        next_cursor: page.next_cursor,
-      };
-    },
-  );
+  await registerExternalEventRoutes(app, services);
 }

@@ -1,41 +1,67 @@
 import { type Static, Type } from 'typebox';
-import { FreeFormMap, StringEnum } from '../../http/schema-types.js';
+import {
+  FreeFormMap,
+  IDENTIFIER_MAX_LENGTH,
+  Identifier,
+  LabelMap,
+  StringEnum,
+} from '../../http/schema-types.js';
+import { setOwn } from '../../support/own-value.js';
 import { workloadOf } from './fingerprint.js';
-import { FLAT_ALERT_SEVERITIES, type FlatAlert } from './normalize-alert.js';
-
-const StringMap = Type.Record(Type.String(), Type.Unknown());
+import { FLAT_ALERT_SEVERITIES, type FlatAlert, TARGET_LABELS } from './normalize-alert.js';
 
 /** CONTRACT, Alert webhook: the flat alert. */
 export const FlatAlertBody = Type.Object({
-  alert_name: Type.Optional(Type.String({ minLength: 1 })),
-  alert_type: Type.Optional(Type.String({ minLength: 1 })),
+  alert_name: Type.Optional(Identifier({ minLength: 1 })),
+  alert_type: Type.Optional(Identifier({ minLength: 1 })),
   severity: Type.Optional(StringEnum(FLAT_ALERT_SEVERITIES, { default: 'warning' })),
-  source: Type.Optional(Type.String({ default: 'webhook' })),
-  target_resource: Type.Optional(Type.String({ default: '' })),
-  namespace: Type.Optional(Type.String({ minLength: 1, default: 'default' })),
-  workload: Type.Optional(Type.String()),
+  source: Type.Optional(Identifier({ default: 'webhook' })),
+  target_resource: Type.Optional(Identifier({ default: '' })),
+  namespace: Type.Optional(Identifier({ minLength: 1, default: 'default' })),
+  workload: Type.Optional(Identifier()),
   message: Type.Optional(Type.String({ default: '' })),
   labels: Type.Optional(FreeFormMap),
   annotations: Type.Optional(FreeFormMap),
-  rule_id: Type.Optional(Type.String()),
-  rule_type: Type.Optional(Type.String()),
+  rule_id: Type.Optional(Identifier()),
+  rule_type: Type.Optional(Identifier()),
 });
 export type FlatAlertBody = Static<typeof FlatAlertBody>;
+
+/**
+ * Labels whose values become the identifying fields of an Alertmanager alert (its name,
+ * namespace, type, rule and target), capped like the flat alert's fields.
+ */
+const AlertmanagerLabels = Type.Unsafe<Record<string, unknown>>({
+  ...LabelMap,
+  properties: Object.fromEntries(
+    ['alertname', 'namespace', 'alert_type', 'rule_id', 'rule_type', ...TARGET_LABELS].map(
+      // Values are strings by protocol; others are kept (stringified) as before, uncapped.
+      (name) => [
+        name,
+        {
+          if: { type: 'string' },
+          // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
+          then: { type: 'string', maxLength: IDENTIFIER_MAX_LENGTH },
+        },
+      ],
+    ),
+  ),
+});
 
 /** Prometheus Alertmanager webhook, version 4; each entry of `alerts` is one alert. */
 export const AlertmanagerBody = Type.Object({
   version: Type.Optional(Type.String()),
   status: Type.Optional(Type.String()),
   receiver: Type.Optional(Type.String()),
-  groupLabels: Type.Optional(StringMap),
-  commonLabels: Type.Optional(StringMap),
-  commonAnnotations: Type.Optional(StringMap),
+  groupLabels: Type.Optional(LabelMap),
+  commonLabels: Type.Optional(AlertmanagerLabels),
+  commonAnnotations: Type.Optional(LabelMap),
   externalURL: Type.Optional(Type.String()),
   alerts: Type.Array(
     Type.Object({
       status: Type.Optional(Type.String()),
-      labels: Type.Optional(StringMap),
-      annotations: Type.Optional(StringMap),
+      labels: Type.Optional(AlertmanagerLabels),
+      annotations: Type.Optional(LabelMap),
       startsAt: Type.Optional(Type.String()),
       endsAt: Type.Optional(Type.String()),
       fingerprint: Type.Optional(Type.String()),
@@ -64,7 +90,7 @@ export function stringMap(
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(value ?? {})) {
     if (item === null || item === undefined) continue;
-    out[key] = typeof item === 'string' ? item : JSON.stringify(item);
+    setOwn(out, key, typeof item === 'string' ? item : JSON.stringify(item));
   }
   return out;
 }

@@ -1,3 +1,4 @@
+import { ownValue } from '../../support/own-value.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
 import {
   ALERT_NAME_TABLE,
@@ -86,7 +87,7 @@ export function lookupAlertName(
 ): { name: string; alertType: AlertType } | undefined {
   if (alertName === undefined) return undefined;
   const name = TABLE_INDEX.get(normalizeAlertName(alertName));
-  const alertType = name === undefined ? undefined : ALERT_NAME_TABLE[name];
+  const alertType = name === undefined ? undefined : ownValue(ALERT_NAME_TABLE, name);
   return name === undefined || alertType === undefined ? undefined : { name, alertType };
 }
 

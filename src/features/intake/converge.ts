@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Store, Tx } from '../../ports/store.js';
+import { groupCommit } from '../../support/group-commit.js';
 import { insertApproval, riskForSeverity } from '../approvals/approval-records.js';
 
 /** spec, What the service does (2): a record that is pending, or younger than 5 minutes. */
@@ -47,8 +48,6 @@ export interface ConvergeOptions {
 interface Arrival {
   alert: TypedAlert;
   options: ConvergeOptions;
-  resolve: (result: ConvergeResult) => void;
-  reject: (error: unknown) => void;
 }
 
 type IncidentHead = { id: string; approval_id: string | null; hit_count: number };
@@ -64,60 +63,36 @@ export type ConvergeOrCreate = (
  *
  * The lock on the fingerprint makes concurrent identical alerts, from any process, converge
  * on one incident. Within a process, alerts that arrive while a transaction runs are handled
- * together in the next one: an alert storm costs one commit per batch, not one per alert,
- * and each alert still gets its own hit count.
+ * together in the next one (a group commit): an alert storm costs one commit per batch, not
+ * one per alert, each alert still gets its own hit count, and an alert that cannot be
+ * written fails alone.
  */
 export function createConverger(store: Store): ConvergeOrCreate {
-  let waiting = new Map<string, Arrival[]>();
-  let scheduled = false;
-  let flushing = false;
-
-  function schedule() {
-    if (scheduled || flushing) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      void flush();
-    });
-  }
-
-  async function flush(): Promise<void> {
-    const batch = waiting;
-    waiting = new Map();
-    flushing = true;
-    const fingerprints = [...batch.keys()].sort();
-    try {
-      const results = await store.withLock(
-        fingerprints.map((fingerprint) => `alert:${fingerprint}`),
-        async (tx) => {
-          const byFingerprint = new Map<string, ConvergeResult[]>();
-          for (const fingerprint of fingerprints) {
-            byFingerprint.set(fingerprint, await convergeBatch(tx, batch.get(fingerprint)!));
-          }
-          return byFingerprint;
-        },
-      );
-      for (const [fingerprint, arrivals] of batch) {
-        const outcomes = results.get(fingerprint)!;
-        arrivals.forEach((arrival, index) => {
-          arrival.resolve(outcomes[index]!);
-        });
-      }
-    } catch (error) {
-      for (const arrivals of batch.values()) for (const arrival of arrivals) arrival.reject(error);
-    } finally {
-      flushing = false;
-      if (waiting.size > 0) schedule();
+  const commit = groupCommit<Arrival, ConvergeResult>(async (arrivals) => {
+    const byFingerprint = new Map<string, Arrival[]>();
+    for (const arrival of arrivals) {
+      const group = byFingerprint.get(arrival.alert.fingerprint);
+      if (group) group.push(arrival);
+      else byFingerprint.set(arrival.alert.fingerprint, [arrival]);
     }
-  }
-
-  return (alert, options) =>
-    new Promise<ConvergeResult>((resolve, reject) => {
-      const queue = waiting.get(alert.fingerprint) ?? [];
-      queue.push({ alert, options, resolve, reject });
-      waiting.set(alert.fingerprint, queue);
-      schedule();
-    });
+    const fingerprints = [...byFingerprint.keys()].sort();
+    const outcomes = await store.withLock(
+      fingerprints.map((fingerprint) => `alert:${fingerprint}`),
+      async (tx) => {
+        const done = new Map<Arrival, ConvergeResult>();
+        for (const fingerprint of fingerprints) {
+          const group = byFingerprint.get(fingerprint)!;
+          const results = await convergeBatch(tx, group);
+          group.forEach((arrival, index) => {
+            done.set(arrival, results[index]!);
+          });
+        }
+        return done;
+      },
+    );
+    return arrivals.map((arrival) => outcomes.get(arrival)!);
+  });
+  return (alert, options) => commit.add({ alert, options });
 }
 
 async function convergeBatch(tx: Tx, batch: Arrival[]): Promise<ConvergeResult[]> {

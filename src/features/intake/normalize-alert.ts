@@ -1,3 +1,4 @@
+import { ownValue, setOwn } from '../../support/own-value.js';
 import { workloadOf } from './fingerprint.js';
 
 /**
@@ -35,7 +36,7 @@ const ALERTMANAGER_SOURCE = 'alertmanager';
 const DEFAULT_SEVERITY = 'warning';
 
 /** Label names that name the affected object, most specific first. */
-const TARGET_LABELS = [
+export const TARGET_LABELS = [
   'pod',
   'deployment',
   'statefulset',
@@ -86,7 +87,7 @@ const SEVERITY_TO_INCIDENT: Readonly<Record<string, IncidentSeverity>> = {
  * Automatic repair) and a typo should not do that; not P3, so that nothing unknown is hidden.
  */
 export function incidentSeverity(severity: string | undefined): IncidentSeverity {
-  return SEVERITY_TO_INCIDENT[(severity ?? '').trim().toLowerCase()] ?? 'P2';
+  return ownValue(SEVERITY_TO_INCIDENT, (severity ?? '').trim().toLowerCase()) ?? 'P2';
 }
 
 /** Whether a flat alert's severity is one the contract lists, ignoring case (`Critical`, `p1`). */
@@ -184,7 +185,7 @@ function stringRecord(value: unknown): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
     if (item === null || item === undefined) continue;
-    result[key] = typeof item === 'object' ? JSON.stringify(item) : String(item);
+    setOwn(result, key, typeof item === 'object' ? JSON.stringify(item) : String(item));
   }
   return result;
 }

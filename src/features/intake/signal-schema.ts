@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { FreeFormMap, StringEnum } from '../../http/schema-types.js';
+import { FreeFormMap, Identifier, StringEnum } from '../../http/schema-types.js';
 
 export const SIGNALS_STREAM = 'platform:signals';
 /** spec, Limits: "Signal stream length: about 10000 entries" */
@@ -7,11 +7,11 @@ export const SIGNALS_STREAM_MAX_LENGTH = 10_000;
 
 /** spec, Signal (body of `POST /webhooks/signals`) */
 export const SignalBody = Type.Object({
-  source: Type.String({ minLength: 1, description: 'metrics, dashboard or cluster-event source' }),
-  alert_name: Type.String({ minLength: 1 }),
+  source: Identifier({ minLength: 1, description: 'metrics, dashboard or cluster-event source' }),
+  alert_name: Identifier({ minLength: 1 }),
   severity: Type.Optional(StringEnum(['info', 'warning', 'critical'], { default: 'warning' })),
-  namespace: Type.Optional(Type.String({ minLength: 1, default: 'default' })),
-  target: Type.String({ minLength: 1, description: 'affected workload, node or service name' }),
+  namespace: Type.Optional(Identifier({ minLength: 1, default: 'default' })),
+  target: Identifier({ minLength: 1, description: 'affected workload, node or service name' }),
   message: Type.Optional(Type.String({ default: '' })),
   labels: Type.Optional(FreeFormMap),
   annotations: Type.Optional(FreeFormMap),

@@ -142,54 +142,114 @@ export function compareProbe(
   return checks;
 }
 
-export async function runProbe(
-  spec: ProbeSpec,
-  signal: AbortSignal,
-  now: () => number,
-): Promise<ProbeResult> {
+/** CONTRACT, Access (issue 11): one fetch per URL per 30 s, however many readers ask. */
+export const PROBE_CACHE_MS = 30_000;
+const PROBE_CACHE_ENTRIES = 1000;
+
+/** What one fetch of a probe URL saw; compared with each scorecard's expectations later. */
+type Observation =
+  | { status: number; latencyMs: number; body: unknown; error?: undefined }
+  | { error: string; latencyMs: number };
+
+export interface ProbeCache {
+  observe(url: string, timeoutMs: number): Promise<Observation>;
+}
+
+/**
+ * Probe results per URL, kept 30 s: readback GETs are open to anyone, and each would
+ * otherwise send its own requests out. Concurrent readers of a URL share one fetch.
+ */
+export function createProbeCache(now: () => number): ProbeCache {
+  const entries = new Map<string, { at: number; observation: Promise<Observation> }>();
+  return {
+    observe(url, timeoutMs) {
+      const hit = entries.get(url);
+      if (hit && now() - hit.at < PROBE_CACHE_MS) return hit.observation;
+      const observation = fetchProbe(url, timeoutMs);
+      entries.delete(url);
+      entries.set(url, { at: now(), observation });
+      if (entries.size > PROBE_CACHE_ENTRIES) entries.delete(entries.keys().next().value as string);
+      return observation;
+    },
+  };
+}
+
+/** Never rejects: a failure is an observation too. Bounded by its own timeout only. */
+async function fetchProbe(url: string, timeoutMs: number): Promise<Observation> {
   const started = performance.now();
-  const base = { id: spec.id, kind: spec.kind, url: spec.url };
   try {
-    const response = await fetch(spec.url, {
+    const response = await fetch(url, {
       method: 'GET',
       headers: { accept: 'application/json' },
       redirect: 'manual',
-      signal: AbortSignal.any([signal, AbortSignal.timeout(spec.timeout_ms)]),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await readBounded(response);
-    const latency = Math.round(performance.now() - started);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
       body = undefined;
     }
-    const checks = compareProbe(spec, response.status, latency, body, now());
-    return {
-      ...base,
-      passed: checks.every((c) => c.passed),
-      status_code: response.status,
-      latency_ms: latency,
-      checks,
-      error: null,
-    };
+    return { status: response.status, latencyMs: Math.round(performance.now() - started), body };
   } catch (error) {
     const name = (error as Error).name;
     return {
-      ...base,
-      passed: false,
-      status_code: null,
-      latency_ms: Math.round(performance.now() - started),
-      checks: [],
       error: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : `unreachable: ${name}`,
+      latencyMs: Math.round(performance.now() - started),
     };
   }
 }
 
+/** The shared fetch, or a timeout for this reader once its own signal gives up. */
+function untilAborted(
+  observation: Promise<Observation>,
+  signal: AbortSignal,
+): Promise<Observation> {
+  if (signal.aborted) return Promise.resolve({ error: 'timeout', latencyMs: 0 });
+  return new Promise((resolve) => {
+    const onAbort = () => resolve({ error: 'timeout', latencyMs: 0 });
+    signal.addEventListener('abort', onAbort, { once: true });
+    void observation.then((seen) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(seen);
+    });
+  });
+}
+
+export async function runProbe(
+  spec: ProbeSpec,
+  context: { probes: ProbeCache; signal: AbortSignal; now(): number },
+): Promise<ProbeResult> {
+  const base = { id: spec.id, kind: spec.kind, url: spec.url };
+  const seen = await untilAborted(
+    context.probes.observe(spec.url, spec.timeout_ms),
+    context.signal,
+  );
+  if (seen.error !== undefined) {
+    return {
+      ...base,
+      passed: false,
+      status_code: null,
+      latency_ms: seen.latencyMs,
+      checks: [],
+      error: seen.error,
+    };
+  }
+  const checks = compareProbe(spec, seen.status, seen.latencyMs, seen.body, context.now());
+  return {
+    ...base,
+    passed: checks.every((c) => c.passed),
+    status_code: seen.status,
+    latency_ms: seen.latencyMs,
+    checks,
+    error: null,
+  };
+}
+
 export function runProbes(
   specs: readonly ProbeSpec[],
-  signal: AbortSignal,
-  now: () => number,
+  context: { probes: ProbeCache; signal: AbortSignal; now(): number },
 ): Promise<ProbeResult[]> {
-  return Promise.all(specs.map((spec) => runProbe(spec, signal, now)));
+  return Promise.all(specs.map((spec) => runProbe(spec, context)));
 }

@@ -31,7 +31,7 @@ export async function publicApiRuntime(ctx: ReadbackContext) {
   }
   const read = new DocumentReader(MARKETDATA_RUNTIME);
   const specs = probeSpecs(read, scorecard.document, ctx.settings.probeTimeoutMs);
-  const results = await runProbes(specs, ctx.signal, ctx.now);
+  const results = await runProbes(specs, ctx);
   return {
     schema_version: 'marketdata_public_api_runtime_readback_v1',
     generated_at: generated,
@@ -114,7 +114,7 @@ export async function recoveryPreflight(ctx: ReadbackContext, name: string) {
     if (scorecard)
       specs = probeSpecs(new DocumentReader(name), scorecard.document, ctx.settings.probeTimeoutMs);
   }
-  const results = await runProbes(specs, ctx.signal, ctx.now);
+  const results = await runProbes(specs, ctx);
   const failing = results.filter((r) => !r.passed).map((r) => r.id);
   const selection = selectCandidates(candidatesOf(read, doc), failing);
   const status =

@@ -4,6 +4,7 @@
  * details"; CONTRACT, Readbacks: the rules). Pure: string keys and values at any depth.
  */
 import net from 'node:net';
+import { setOwn } from '../../support/own-value.js';
 
 export const REDACTED_IP = '[redacted-ip]';
 export const REDACTED_HOST = '[redacted-host]';
@@ -56,8 +57,9 @@ function ipv6Groups(text: string): number[] | null {
   const address = text.split('%')[0] ?? '';
   if (!net.isIPv6(address)) return null;
   let body = address;
-  // An embedded IPv4 tail (::ffff:1.2.3.4) counts as two groups.
-  const tail = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(body);
+  // An embedded IPv4 tail (::ffff:1.2.3.4) counts as two groups. Octets are at most three
+  // digits (isIPv6 checked them); `\d+` would rescan a digit run from each of its digits.
+  const tail = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(body);
   if (tail) {
     const [, a, b, c, d] = tail.map(Number) as number[];
     body = `${body.slice(0, tail.index)}${((a! << 8) | b!).toString(16)}:${((c! << 8) | d!).toString(16)}`;
@@ -123,7 +125,7 @@ function redactValue(value: unknown): unknown {
       while (Object.hasOwn(out, `${redactedKey}#${n}`)) n += 1;
       redactedKey = `${redactedKey}#${n}`;
     }
-    out[redactedKey] = redactValue(inner);
+    setOwn(out, redactedKey, redactValue(inner));
   }
   return out;
 }

@@ -2,6 +2,7 @@ import type { TSchema } from 'typebox';
 import type { Services } from '../../../services.js';
 import type { AlertTypeRule } from '../../intake/alert-type-rules.js';
 import type { Playbook } from '../../repair/playbooks.js';
+import type { ProbeCache } from '../probes.js';
 import type { PublicTerms } from '../public-terms.js';
 import type { ReadbackFiles } from '../readback-files.js';
 
@@ -81,6 +82,8 @@ export interface ReadbackContext {
   /** Aborted when whoever asked stops waiting (the overlay's timeout): probes end with it. */
   signal: AbortSignal;
   now(): number;
+  /** Probe fetches shared by every reader for 30 s. */
+  probes: ProbeCache;
   /** Every path of the catalog, so a reference to a readback can be checked. */
   readbackNames: ReadonlySet<string>;
   /** Another readback's unredacted document: a committed file, or a live computation. */

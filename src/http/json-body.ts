@@ -1,0 +1,83 @@
+import { isUtf8 } from 'node:buffer';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { BODY_PROBLEMS, HttpError, MAX_JSON_DEPTH } from '../errors.js';
+
+export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: string };
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether the text opens more than `limit` arrays and objects at once. One pass over the
+ * bytes, before JSON.parse: a deep document never reaches a recursive serializer or walker
+ * (they overflow the stack at a few thousand levels). Bytes inside strings do not count,
+ * and multi-byte UTF-8 sequences never contain these ASCII bytes.
+ */
+export function nestsDeeperThan(raw: Buffer, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < raw.length; index++) {
+    const byte = raw[index];
+    if (inString) {
+      if (byte === BACKSLASH) index++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) {
+      inString = true;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+      if (++depth > limit) return true;
+    } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * CONTRACT, Bad input: a JSON body that is empty, unparsable, not valid UTF-8, or nested
+ * deeper than 64 levels is refused with the problem named. Never throws.
+ */
+export function parseJsonBody(raw: Buffer): JsonBody {
+  if (raw.length === 0) return { ok: false, problem: BODY_PROBLEMS.empty };
+  // Decoding would replace bad bytes with U+FFFD and store text other than what was signed.
+  if (!isUtf8(raw)) return { ok: false, problem: BODY_PROBLEMS.notUtf8 };
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) return { ok: false, problem: BODY_PROBLEMS.tooDeep };
+  try {
+    return { ok: true, value: JSON.parse(raw.toString('utf8')) };
+  } catch (error) {
+    return { ok: false, problem: BODY_PROBLEMS.notJson((error as Error).message) };
+  }
+}
+
+/** The app-wide `application/json` parser: the contract's 400s before any handler runs. */
+export function acceptStrictJson(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, raw, done) => {
+    const parsed = parseJsonBody(raw as Buffer);
+    if (parsed.ok) done(null, parsed.value);
+    else done(new HttpError(400, parsed.problem), undefined);
+  });
+}
+
+/**
+ * For routes that take any body whatever it claims to be (the spec's "HTTP 200 always" chat
+ * webhook, the tracker webhook's "unparsable is an empty object"): the declared type is not
+ * consulted, so even a content type Fastify cannot parse (`a/b/c;;;`) reaches the handler.
+ */
+export function acceptAnyBody(
+  scope: FastifyInstance,
+  parse: (request: FastifyRequest, raw: Buffer) => unknown,
+): void {
+  scope.removeAllContentTypeParsers();
+  scope.addHook('onRequest', async (request) => {
+    if (request.headers['content-type'] !== undefined) {
+      request.headers['content-type'] = 'application/octet-stream';
+    }
+  });
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (request, raw, done) => {
+    done(null, parse(request, raw as Buffer));
+  });
+}
