@@ -1,7 +1,24 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  type Config,
+  ConfigError,
+  configSchema,
+  configVariables,
+  type DatabaseConfig,
+  loadConfig,
+} from '../../src/config.js';
+
+function problemOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env, '/srv');
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
 
 describe('configuration (CONTRACT, Configuration)', () => {
   it('has the contract defaults', () => {
@@ -75,6 +92,87 @@ describe('configuration (CONTRACT, Configuration)', () => {
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${variable}: `));
+  });
+
+  it.each([
+    [{ PORT: '65536' }, 'PORT: must be a port number from 0 to 65535, got "65536"'],
+    [{ REDIS_URL: 'http://cache' }, 'REDIS_URL: must use redis: or rediss:, got "http:"'],
+    [{ ERRTRACKER_API_BASE: 'nope' }, 'ERRTRACKER_API_BASE: is not a parsable URL'],
+    [{ CHAT_POLLING: 'MAYBE' }, 'CHAT_POLLING: must be true or false, got "maybe"'],
+    [
+      { DATABASE_URL: 'mysql://x' },
+      'DATABASE_URL: must be postgres://… or sqlite:<path>, got "mysql:"',
+    ],
+    [{ DATABASE_URL: 'sqlite:' }, 'DATABASE_URL: sqlite: needs a file path'],
+    [
+      { DATABASE_URL: 'postgres://h/db?schema=Tenant' },
+      'DATABASE_URL: schema must be a lower-case identifier',
+    ],
+    [{ OPERATOR_KEYS: 'alice:' }, 'OPERATOR_KEYS: must be id1:key1,id2:key2'],
+    [{ DISPLAY_TZ: 'Mars/Olympus' }, 'DISPLAY_TZ: is not a known time zone: "Mars/Olympus"'],
+    [
+      { ANALYSIS_MAX_IN_FLIGHT: '0' },
+      'ANALYSIS_MAX_IN_FLIGHT: must be a whole number from 1 to 1000000, got "0"',
+    ],
+    [
+      { BODY_LIMIT_BYTES: '1.5' },
+      'BODY_LIMIT_BYTES: must be a whole number from 1 to 1073741824, got "1.5"',
+    ],
+    [
+      { READBACK_PROBE_TIMEOUT_MS: '60001' },
+      'READBACK_PROBE_TIMEOUT_MS: must be a whole number of milliseconds from 1 to 60000, got "60001"',
+    ],
+    [
+      { LOG_LEVEL: 'loud' },
+      'LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    ],
+    [{ REPAIR_EXECUTOR: 'kubectl' }, 'KUBECTL_CONTEXT: is required when REPAIR_EXECUTOR=kubectl'],
+    [{ ANALYZER: 'openai' }, 'LLM_BASE_URL: is required when ANALYZER=openai'],
+    // Read in schema order: the first bad variable is the one named.
+    [
+      { PORT: 'eighty', REPAIR_EXECUTOR: 'kubectl' },
+      'KUBECTL_CONTEXT: is required when REPAIR_EXECUTOR=kubectl',
+    ],
+  ])('words %j as %s', (env, message) => {
+    expect(problemOf(env)).toBe(message);
+  });
+
+  it('treats blank as unset and trims values', () => {
+    const config = loadConfig(
+      { PORT: '  ', HOST: ' 0.0.0.0 ', WEBHOOK_SECRET: '', CHAT_API_BASE: 'http://bot.test//' },
+      '/srv',
+    );
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      webhookSecret: undefined,
+      chatApiBase: 'http://bot.test',
+    });
+    expect(loadConfig({ REPAIR_EXECUTOR: 'kubectl', KUBECTL_CONTEXT: 'prod' }).kubectlContext).toBe(
+      'prod',
+    );
+  });
+
+  it('has one schema field per variable, each variable named once', () => {
+    const config = loadConfig({}, '/srv');
+    expect(Object.keys(config).sort()).toEqual(Object.keys(configSchema.properties).sort());
+    expect(Object.keys(configVariables).sort()).toEqual(Object.keys(config).sort());
+    const names = Object.values(configVariables).map((variable) => variable.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('types Config from the schema', () => {
+    expectTypeOf<Config['database']>().toEqualTypeOf<DatabaseConfig>();
+    expectTypeOf<DatabaseConfig>().toEqualTypeOf<
+      { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string }
+    >();
+    expectTypeOf<Config['operatorKeys']>().toEqualTypeOf<Map<string, string>>();
+    expectTypeOf<Config['chatWhitelist']>().toEqualTypeOf<string[]>();
+    expectTypeOf<Config['appEnv']>().toEqualTypeOf<'development' | 'test' | 'staging' | 'prod'>();
+    expectTypeOf<Config['repairExecutor']>().toEqualTypeOf<'dry-run' | 'kubectl'>();
+    expectTypeOf<Config['port']>().toEqualTypeOf<number>();
+    expectTypeOf<Config['chatPolling']>().toEqualTypeOf<boolean>();
+    expectTypeOf<Pick<Config, 'redisUrl'>>().toEqualTypeOf<{ redisUrl?: string }>();
   });
 
   it('stops the start with one line naming the variable', () => {

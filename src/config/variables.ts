@@ -1,0 +1,174 @@
+import { databaseUrl } from './database-url.js';
+import {
+  commaList,
+  flag,
+  localPath,
+  milliseconds,
+  oneOf,
+  operatorKeys,
+  port,
+  positiveInteger,
+  text,
+  timeZone,
+  url,
+} from './env-variable.js';
+
+export const APP_ENVS = ['development', 'test', 'staging', 'prod'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+// `Config.logLevel` stays a plain string, as pino's option takes it.
+const LOG_LEVELS: string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const WEB = ['http:', 'https:'];
+
+// Rows the README shares between two variables.
+const TRACKER_API = 'where tracker comments are posted';
+const CHAT_BOT = 'chat bot (Telegram Bot API) token and target chat';
+
+/**
+ * Every environment variable the service reads, keyed by its field in `Config`. Each
+ * description is the README's wording for it (test/foundation/config-readme.test.ts).
+ * They are read in this order and the first bad one stops the start, so a variable
+ * another one depends on (`DATA_DIR`, `REPAIR_EXECUTOR`, `ANALYZER`) comes before it.
+ */
+export const configVariables = {
+  dataDir: localPath('DATA_DIR', { default: './var', description: 'where embedded state lives' }),
+  repairExecutor: oneOf('REPAIR_EXECUTOR', ['dry-run', 'kubectl'], {
+    default: 'dry-run',
+    description: '`dry-run` or `kubectl` (with `KUBECTL_CONTEXT`)',
+  }),
+  kubectlContext: text('KUBECTL_CONTEXT', {
+    description:
+      'kubeconfig context every `kubectl` step names (`--context`); required when `REPAIR_EXECUTOR=kubectl`',
+    requiredWhen: { name: 'REPAIR_EXECUTOR', equals: 'kubectl' },
+  }),
+  analyzer: oneOf('ANALYZER', ['rules', 'openai'], {
+    default: 'rules',
+    description:
+      '`rules` (built-in, offline) or `openai` (with `LLM_BASE_URL`, `LLM_API_KEY`, `LLM_MODEL`)',
+  }),
+  llmBaseUrl: url('LLM_BASE_URL', WEB, {
+    description:
+      'OpenAI-compatible API root with its version, e.g. `https://api.openai.com/v1`; required when `ANALYZER=openai`',
+    requiredWhen: { name: 'ANALYZER', equals: 'openai' },
+  }),
+  port: port('PORT', { default: '8080', description: 'listen port' }),
+  host: text('HOST', {
+    default: '127.0.0.1',
+    description: 'listen address (`0.0.0.0` in containers)',
+  }),
+  appEnv: oneOf('APP_ENV', APP_ENVS, {
+    default: 'development',
+    description:
+      '`development`, `test`, `staging` or `prod`; `prod` turns on the strict rules (a missing webhook secret rejects)',
+  }),
+  database: databaseUrl('DATABASE_URL', {
+    sqliteDirectory: 'DATA_DIR',
+    documentedDefault: 'SQLite file `$DATA_DIR/app.db`',
+    description:
+      '`postgres://…` or `postgresql://…` selects PostgreSQL (`?schema=` optional); `sqlite:<path>` another SQLite file',
+  }),
+  redisUrl: url('REDIS_URL', ['redis:', 'rediss:'], {
+    documentedDefault: 'unset: embedded stream and pub/sub',
+    description:
+      '`redis://…` or `rediss://…` selects Redis Streams, pub/sub and the job queue on Redis',
+  }),
+  /** Prefix for every Redis key and channel; lets several deployments (or tests) share one Redis. */
+  redisKeyPrefix: text('REDIS_KEY_PREFIX', {
+    default: '',
+    description: 'prefix for every Redis key and channel (several deployments on one Redis)',
+  }),
+  webhookSecret: text('WEBHOOK_SECRET', {
+    description: 'HMAC key for `/webhooks/alerts` and `/webhooks/signals`',
+  }),
+  webhookSecretPrevious: text('WEBHOOK_SECRET_PREVIOUS', {
+    description: 'during a rotation, signatures by this key are accepted too',
+  }),
+  errtrackerClientSecret: text('ERRTRACKER_CLIENT_SECRET', {
+    description: 'HMAC key for `errtracker-hook-signature`',
+  }),
+  errtrackerApiBase: url('ERRTRACKER_API_BASE', WEB, { description: TRACKER_API }),
+  errtrackerApiToken: text('ERRTRACKER_API_TOKEN', { description: TRACKER_API }),
+  operatorKeys: operatorKeys('OPERATOR_KEYS', {
+    default: '',
+    description: '`id1:key1,id2:key2`: operators allowed to send canaries',
+  }),
+  chatBotToken: text('CHAT_BOT_TOKEN', { description: CHAT_BOT }),
+  chatChatId: text('CHAT_CHAT_ID', { description: CHAT_BOT }),
+  chatApiBase: url('CHAT_API_BASE', WEB, {
+    default: 'https://api.telegram.org',
+    description: 'Bot API base URL',
+  }),
+  chatWhitelist: commaList('CHAT_WHITELIST', {
+    default: '',
+    description: 'comma-separated chat user ids allowed to act on cards',
+  }),
+  chatPolling: flag('CHAT_POLLING', {
+    default: 'true',
+    description: 'long-poll `getUpdates` while a token is set',
+  }),
+  llmApiKey: text('LLM_API_KEY', {
+    description: 'sent as `Authorization: Bearer <key>` to `LLM_BASE_URL`',
+  }),
+  llmModel: text('LLM_MODEL', { description: 'chat model to ask; unset is `gpt-4o-mini`' }),
+  readbackDir: localPath('READBACK_DIR', {
+    default: './readbacks',
+    description: 'committed readback documents',
+  }),
+  inventoryRoot: localPath('INVENTORY_ROOT', {
+    default: '.',
+    documentedDefault: 'the working directory',
+    description: 'JavaScript workspace for the package inventory',
+  }),
+  displayTz: timeZone('DISPLAY_TZ', {
+    default: 'Asia/Taipei',
+    description: 'zone of human-facing times (alert ids are always Asia/Taipei, as the spec says)',
+  }),
+  logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, {
+    default: 'info',
+    description: 'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`',
+  }),
+  consoleToken: text('CONSOLE_TOKEN', {
+    description:
+      'when set, the read API, test push, `POST /agents/analyze` and the six POST readbacks need `Authorization: Bearer <token>`; unset in `prod`, the read API answers 403',
+  }),
+  /** CONTRACT, Access: the `secret_token` given to the Bot API's `setWebhook`. */
+  chatWebhookSecret: text('CHAT_WEBHOOK_SECRET', {
+    description:
+      "the `secret_token` given to the Bot API's `setWebhook`; `POST /chatops/webhook` then needs it in `X-Telegram-Bot-Api-Secret-Token`; unset in `prod`, the webhook refuses every delivery",
+  }),
+  /** CONTRACT, Access: analysis tasks PENDING or RUNNING at once before a 429. */
+  analysisMaxInFlight: positiveInteger('ANALYSIS_MAX_IN_FLIGHT', 1_000_000, {
+    default: '100',
+    description:
+      'analysis tasks `PENDING` or `RUNNING` at once; past it `POST /agents/analyze` answers 429 with `Retry-After`',
+  }),
+  /** CONTRACT, Bad input: request bodies larger than this answer 413. */
+  bodyLimitBytes: positiveInteger('BODY_LIMIT_BYTES', 1024 * 1024 * 1024, {
+    default: String(1024 * 1024),
+    description: 'largest request body; larger ones answer 413',
+  }),
+  alertRulesFile: text('ALERT_RULES_FILE', {
+    description: 'YAML or JSON alert-type match rules (see `config/alert-type-rules.example.yaml`)',
+  }),
+  /** Run the signal consumer inside the service process (default) or only via `npm run consumer`. */
+  signalConsumer: flag('SIGNAL_CONSUMER', {
+    default: 'true',
+    description: 'run the signal consumer inside the service process',
+  }),
+  /** How long the priority work order waits for its live overlay (spec: "not shown"; issue 6: 3 s). */
+  priorityOverlayTimeoutMs: milliseconds('PRIORITY_OVERLAY_TIMEOUT_MS', 60_000, {
+    default: '3000',
+    description:
+      "deadline of the priority work order's live overlay (and of a composed readback's live source); past it the overlay is `degraded_timeout`",
+  }),
+  priorityOverlayMode: oneOf('PRIORITY_OVERLAY_MODE', ['ready', 'delegated'], {
+    default: 'ready',
+    description:
+      '`ready` merges the live readbacks into the priority work order; `delegated` points to the dedicated runtime readbacks instead',
+  }),
+  readbackProbeTimeoutMs: milliseconds('READBACK_PROBE_TIMEOUT_MS', 60_000, {
+    default: '5000',
+    description:
+      'upper bound of each HTTP(S) probe a readback makes (a scorecard may ask for less)',
+  }),
+};
