@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseOpinion, systemPromptFor } from '../../src/features/analysis/model-experts.js';
+import { parseOpinion, systemPromptFor } from '../../src/adapters/analyzers/model-experts.js';
 import { buildTestApp } from '../helpers/build-app.js';
 import { chatCompletion, startUpstream } from '../helpers/upstreams.js';
 import {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isLibraryFrame } from '../../src/adapters/analyzers/error-location.js';
-import { FAILURE_SIGNATURES } from '../../src/adapters/analyzers/failure-signatures.js';
-import { createRulesAnalyzer, diagnoseError } from '../../src/adapters/analyzers/rules-analyzer.js';
+import { isLibraryFrame } from '../../src/features/diagnosis/error-location.js';
+import { FAILURE_SIGNATURES } from '../../src/features/diagnosis/failure-signatures.js';
+import { createRulesAnalyzer, diagnoseError } from '../../src/features/diagnosis/rules-analyzer.js';
 import { buildErrorContext } from '../../src/features/errtracker/error-context.js';
 import { type ContextInput, errorContext, frame } from './error-contexts.js';
 import { CODE_CASES } from './signature-cases-code.js';

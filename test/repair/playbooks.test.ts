@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FAILURE_SIGNATURES } from '../../src/adapters/analyzers/failure-signatures.js';
+import { FAILURE_SIGNATURES } from '../../src/features/diagnosis/failure-signatures.js';
 import { ALERT_TYPES } from '../../src/features/intake/alert-type-table.js';
 import {
   compilePlaybooks,

@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js';
+import { createRulesAnalyzer } from '../../features/diagnosis/rules-analyzer.js';
 import type { Analyzer } from '../../ports/analyzer.js';
 import { createOpenAiAnalyzer } from './openai-analyzer.js';
-import { createRulesAnalyzer } from './rules-analyzer.js';
 
 export type AnalyzerConfig = Pick<Config, 'analyzer' | 'llmBaseUrl' | 'llmApiKey' | 'llmModel'>;
 

@@ -1,18 +1,15 @@
 import {
-  chatCompletionsUrl,
-  requestChatCompletion,
-} from '../../adapters/analyzers/chat-completions.js';
-import { DEFAULT_LLM_MODEL } from '../../adapters/analyzers/openai-analyzer.js';
-import type { Resilience } from '../../adapters/analyzers/resilient-analyzer.js';
-import { ownValue } from '../../support/own-value.js';
-import {
   ACTIONS,
   AGENTS,
   type AgentName,
   type Expert,
   type Opinion,
   type RiskLevel,
-} from './analysis-types.js';
+} from '../../features/analysis/analysis-types.js';
+import { ownValue } from '../../support/own-value.js';
+import { chatCompletionsUrl, requestChatCompletion } from './chat-completions.js';
+import { DEFAULT_LLM_MODEL } from './openai-analyzer.js';
+import type { Resilience } from './resilient-analyzer.js';
 
 /**
  * The experts for ANALYZER=openai: each is one chat-completions call with its own system
