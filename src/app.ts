@@ -4,12 +4,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { createServices, type ServiceOverrides } from './adapters/create-services.js';
-import { createExecutor } from './adapters/executors/create-executor.js';
 import { type Background, startBackground } from './background.js';
 import type { Config } from './config.js';
 import { analysisRoutes } from './features/analysis/analysis-routes.js';
-import { EXECUTE_APPROVAL_JOB, moveApproval } from './features/approvals/approval-moves.js';
-import type { ApprovalStatus } from './features/approvals/approval-records.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
 import type { CallbackDeps } from './features/chat/callback-handler.js';
 import { createCardSender } from './features/chat/card-sender.js';
@@ -22,10 +19,9 @@ import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
 import { inventoryRoutes } from './features/inventory/inventory-routes.js';
 import { readbackRoutes } from './features/readbacks/readback-routes.js';
-import type { RepairDeps } from './features/repair/auto-repair.js';
 import { operationLogRoutes } from './features/repair/operation-log-routes.js';
 import { loadPlaybooks } from './features/repair/playbooks.js';
-import { notifyResultInChat } from './features/repair/repair-chat.js';
+import { repairDeps } from './features/repair/repair-jobs.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { acceptStrictJson } from './http/json-body.js';
@@ -116,24 +112,7 @@ export async function buildApp(
       if (services.chat.configured) hitCounts.note(approvalId, hitCount);
     },
   });
-  const repair: RepairDeps = {
-    executor: createExecutor(config),
-    playbooks,
-    moveApproval: (id, from, to, actor, channel) =>
-      moveApproval(services.store, id, from, to as ApprovalStatus, {
-        actor,
-        channel,
-        now: services.clock.now(),
-      }),
-    notifyResult: notifyResultInChat(services),
-  };
-  const callbacks: CallbackDeps = {
-    services,
-    cards,
-    onApproved: async (approvalId, actor) => {
-      await services.jobs.enqueue(EXECUTE_APPROVAL_JOB, { approval_id: approvalId, actor });
-    },
-  };
+  const callbacks: CallbackDeps = { services, cards };
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
   await app.register(readApiRoutes, { prefix: '/api/v1', services });
@@ -151,7 +130,12 @@ export async function buildApp(
   });
 
   app.addHook('onReady', async () => {
-    background = await startBackground({ services, intake, cards, callbacks, repair, hitCounts });
+    background = await startBackground({
+      intake,
+      callbacks,
+      repair: repairDeps(services, playbooks),
+      hitCounts,
+    });
   });
   return app;
 }

@@ -12,12 +12,25 @@ export class HttpError extends Error {
   }
 }
 
+/** CONTRACT, Bad input: arrays and objects nested deeper than this are refused. */
+export const MAX_JSON_DEPTH = 64;
+
+/** CONTRACT, Bad input: the 400s of a body refused before any handler runs. */
+export const BODY_PROBLEMS = {
+  empty: 'Request body is empty',
+  notUtf8: 'Request body is not valid UTF-8',
+  tooDeep: `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+  notJson: (reason: string) => `Request body is not valid JSON: ${reason}`,
+} as const;
+
 export const errors = {
   // spec, Authentication: "Rejection: HTTP 401, detail `HMAC verification failed: <reason>`"
   hmacFailed: (reason: string) => new HttpError(401, `HMAC verification failed: ${reason}`),
   // spec, Errors: signal webhook
   signalNotProduced: (reason: string) => new HttpError(500, `Failed to produce signal: ${reason}`),
-  invalidJson: (reason: string) => new HttpError(400, `Request body is not valid JSON: ${reason}`),
+  invalidJson: (reason: string) => new HttpError(400, BODY_PROBLEMS.notJson(reason)),
+  /** CONTRACT, Bad input: `problem` is one of BODY_PROBLEMS. */
+  badBody: (problem: string) => new HttpError(400, problem),
   validation: (detail: string) => new HttpError(422, detail),
   bodyTooLarge: (limitBytes: number) =>
     new HttpError(413, `Request body is larger than the limit of ${limitBytes} bytes`),
@@ -26,6 +39,8 @@ export const errors = {
   notFound: (what: string, id: string) => new HttpError(404, `${what} not found: ${id}`),
   routeNotFound: (method: string, url: string) =>
     new HttpError(404, `No route for ${method} ${url}`),
+  /** An error nothing else names: its text stays in the log. */
+  internal: () => new HttpError(500, 'Internal server error'),
   // CONTRACT, Access
   unauthorized: () => new HttpError(401, 'Unauthorized'),
   readApiClosed: () => new HttpError(403, 'Set CONSOLE_TOKEN to use the read API in prod'),
@@ -41,17 +56,16 @@ export const errors = {
   // spec, Errors: "400 POST /agents/analyze: neither incident_id nor severity with affected_services"
   analysisInputMissing: () =>
     new HttpError(400, 'Provide incident_id, or severity with affected_services'),
-} as const;
-
-/** CONTRACT, Bad input: arrays and objects nested deeper than this are refused. */
-export const MAX_JSON_DEPTH = 64;
-
-/** CONTRACT, Bad input: the 400s of a body refused before any handler runs. */
-export const BODY_PROBLEMS = {
-  empty: 'Request body is empty',
-  notUtf8: 'Request body is not valid UTF-8',
-  tooDeep: `Request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
-  notJson: (reason: string) => `Request body is not valid JSON: ${reason}`,
+  // spec, `POST /webhooks/errtracker/error`: the signature's 401 names one of
+  // TRACKER_SIGNATURE_REASONS; "any unexpected error returns 500 with the error text as detail".
+  trackerSignatureFailed: (reason: string) => new HttpError(401, reason),
+  trackerDeliveryFailed: (text: string) => new HttpError(500, text),
+  // CONTRACT, Error-tracker canaries
+  canaryUnauthenticated: () => new HttpError(401, 'Canary requires operator authentication'),
+  canaryNotRecorded: () => new HttpError(500, 'errtracker upstream canary was not recorded'),
+  // spec, Test push
+  testPushInProd: () => new HttpError(403, 'Test push is disabled in production'),
+  chatApiFailed: (reason: string) => new HttpError(502, GATEWAY_ERRORS.chatApiFailed(reason)),
 } as const;
 
 export const HMAC_REASONS = {
@@ -63,4 +77,29 @@ export const HMAC_REASONS = {
   staleTimestamp: 'Timestamp outside tolerance',
   replayed: 'Replayed delivery',
   badTimestamp: 'Invalid X-Signature-Timestamp header',
+} as const;
+
+/** CONTRACT: `errtracker-hook-signature` failures, answered as the 401's detail. */
+export const TRACKER_SIGNATURE_REASONS = {
+  missingSecret: 'Errtracker client secret is not configured',
+  missingHeader: 'Missing errtracker-hook-signature header',
+  mismatch: 'Invalid errtracker-hook-signature',
+} as const;
+
+/**
+ * The `message` of a refused chat callback (spec, Callback handling order; CONTRACT, Chat
+ * callbacks: "Gateway errors"), answered to the webhook and to `answerCallbackQuery`. A chat
+ * API failure is answered as its exception text (step 3), and is the test push's 502.
+ */
+export const GATEWAY_ERRORS = {
+  invalidCallbackData: 'Invalid callback data',
+  notAuthorized: 'User not authorized',
+  alreadyProcessed: 'Already processed',
+  nonceExpired: 'Nonce expired',
+  invalidNonce: 'Invalid nonce',
+  approvalNotFound: (approvalId: string) => `Approval not found: ${approvalId}`,
+  // CONTRACT, Approvals: acting on an approval that is no longer pending
+  approvalAlreadyDecided: (status: string) => `Approval already ${status}`,
+  unknownAction: 'Unknown action',
+  chatApiFailed: (reason: string) => `Chat API error: ${reason}`,
 } as const;

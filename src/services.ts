@@ -1,10 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ResilientAnalyzer } from './adapters/analyzers/resilient-analyzer.js';
 import type { Config } from './config.js';
+import type { Expert } from './features/analysis/analysis-types.js';
 import type { Metrics } from './observability/metrics.js';
 import type { BusPort } from './ports/bus.js';
 import type { ChatPort } from './ports/chat.js';
 import type { Clock } from './ports/clock.js';
+import type { Executor } from './ports/executor.js';
 import type { JobQueue } from './ports/jobs.js';
 import type { OnceKeys } from './ports/once-keys.js';
 import type { Store } from './ports/store.js';
@@ -24,6 +26,13 @@ export interface Services {
   jobs: JobQueue;
   /** The configured analyzer behind the spec's timeout, concurrency limit and breaker. */
   analyzer: ResilientAnalyzer;
+  /**
+   * The analysis experts ANALYZER chose: the rule-based ones, or model calls made under the
+   * analyzer's own timeout, concurrency limit and breaker.
+   */
+  experts: readonly Expert[];
   tracker: TrackerPort;
   chat: ChatPort;
+  /** Runs repair playbook steps: dry-run or kubectl (REPAIR_EXECUTOR). */
+  executor: Executor;
 }

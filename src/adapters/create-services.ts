@@ -1,13 +1,21 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
+import type { Expert } from '../features/analysis/analysis-types.js';
+import { RULE_EXPERTS } from '../features/analysis/experts.js';
 import { createMetrics } from '../observability/metrics.js';
 import type { Analyzer } from '../ports/analyzer.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { Services } from '../services.js';
 import { createAnalyzer } from './analyzers/create-analyzer.js';
-import { type ResilienceOptions, withResilience } from './analyzers/resilient-analyzer.js';
+import { createModelExperts } from './analyzers/model-experts.js';
+import {
+  type ResilienceOptions,
+  type ResilientAnalyzer,
+  withResilience,
+} from './analyzers/resilient-analyzer.js';
 import { createStore } from './create-store.js';
+import { createExecutor } from './executors/create-executor.js';
 import { createHttpTracker } from './http/http-tracker.js';
 import { createMemoryBus } from './memory/memory-bus.js';
 import { noopChat } from './noop/noop-chat.js';
@@ -35,7 +43,8 @@ export interface Runtime {
 
 /**
  * The one place that picks adapters: SQLite or PostgreSQL from DATABASE_URL; embedded
- * stream, bus, single-use keys and jobs, or their Redis versions from REDIS_URL.
+ * stream, bus, single-use keys and jobs, or their Redis versions from REDIS_URL; the error
+ * analyzer and the analysis experts from ANALYZER.
  */
 export async function createServices(
   config: Config,
@@ -44,13 +53,18 @@ export async function createServices(
 ): Promise<Runtime> {
   const clock = overrides.clock ?? systemClock;
   const store = await createStore(config.database);
+  const analyzer = withResilience(
+    overrides.analyzer ?? createAnalyzer(config),
+    overrides.resilience,
+  );
   const base = {
     config,
     clock,
     log,
     metrics: createMetrics(),
     store,
-    analyzer: withResilience(overrides.analyzer ?? createAnalyzer(config), overrides.resilience),
+    analyzer,
+    experts: chooseExperts(config, analyzer),
     tracker: createHttpTracker(
       { apiBase: config.errtrackerApiBase, token: config.errtrackerApiToken },
       log,
@@ -62,6 +76,7 @@ export async function createServices(
           apiBase: config.chatApiBase,
         })
       : noopChat,
+    executor: createExecutor(config),
   };
   if (!config.redisUrl) {
     const services: Services = {
@@ -95,6 +110,21 @@ export async function createServices(
       redis.disconnect();
     },
   };
+}
+
+/**
+ * With ANALYZER=openai each analysis expert is one model call, under the error-tracker
+ * analyzer's own timeout, concurrency limit and breaker (issue 5: "under the same timeout,
+ * concurrency limit and breaker"); otherwise the rule-based experts.
+ */
+function chooseExperts(config: Config, analyzer: ResilientAnalyzer): readonly Expert[] {
+  if (config.analyzer !== 'openai' || !config.llmBaseUrl) return RULE_EXPERTS;
+  return createModelExperts({
+    baseUrl: config.llmBaseUrl,
+    apiKey: config.llmApiKey,
+    model: config.llmModel,
+    run: analyzer.run,
+  });
 }
 
 async function closeAll(services: Services): Promise<void> {

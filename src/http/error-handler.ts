@@ -71,7 +71,8 @@ export function registerErrorHandler(app: FastifyInstance, bodyLimitBytes: numbe
       return reply.status(known.statusCode).send({ detail: known.detail });
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.status(500).send({ detail: 'Internal server error' });
+    const { detail, statusCode } = errors.internal();
+    return reply.status(statusCode).send({ detail });
   });
   app.setNotFoundHandler((request, reply) => {
     const { detail, statusCode } = errors.routeNotFound(request.method, request.url.split('?')[0]!);

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { BODY_PROBLEMS, HttpError, MAX_JSON_DEPTH } from '../errors.js';
+import { BODY_PROBLEMS, errors, MAX_JSON_DEPTH } from '../errors.js';
 
 export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: string };
 
@@ -58,7 +58,7 @@ export function acceptStrictJson(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, raw, done) => {
     const parsed = parseJsonBody(raw as Buffer);
     if (parsed.ok) done(null, parsed.value);
-    else done(new HttpError(400, parsed.problem), undefined);
+    else done(errors.badBody(parsed.problem), undefined);
   });
 }
 

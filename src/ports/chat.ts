@@ -1,3 +1,5 @@
+import { GATEWAY_ERRORS } from '../errors.js';
+
 /** One inline button: what it says and the `callback_data` it sends back (≤ 64 bytes). */
 export interface InlineButton {
   text: string;
@@ -24,7 +26,7 @@ export class ChatApiError extends Error {
     readonly method: string,
     readonly reason: string,
   ) {
-    super(`Chat API error: ${reason}`);
+    super(GATEWAY_ERRORS.chatApiFailed(reason));
     this.name = 'ChatApiError';
   }
 }

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Tables } from '../adapters/sql/tables.js';
+import type { Tables } from './tables.js';
 
 export type { Tables };
 export type Db = Kysely<Tables>;

@@ -4,13 +4,19 @@ import {
   MISSING_INPUT,
   normalizeRequest,
 } from '../../src/features/analysis/analysis-request.js';
-import type { AgentName, Expert, Opinion } from '../../src/features/analysis/analysis-types.js';
+import {
+  AGENTS,
+  type AgentName,
+  type Expert,
+  type Opinion,
+} from '../../src/features/analysis/analysis-types.js';
 import {
   type ExpertOutcome,
   RULE_EXPERTS,
   runExperts,
 } from '../../src/features/analysis/experts.js';
 import { progressAfter } from '../../src/features/analysis/progress-events.js';
+import { buildTestApp } from '../helpers/build-app.js';
 
 /** An expert of our own: answers `action` after `delayMs`, or throws `error`. */
 function testExpert(
@@ -140,5 +146,21 @@ describe('normalizeRequest', () => {
 
   it('names both input modes in its 400 detail', () => {
     expect(MISSING_INPUT).toBe('Provide incident_id, or severity with affected_services');
+  });
+});
+
+describe('the experts create-services chooses (ANALYZER)', () => {
+  it('are the rule-based ones by default', async () => {
+    const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    expect(app.services.experts).toBe(RULE_EXPERTS);
+  });
+
+  it('are one model expert per agent with ANALYZER=openai', async () => {
+    const { app } = await buildTestApp({
+      env: { SIGNAL_CONSUMER: 'false', ANALYZER: 'openai', LLM_BASE_URL: 'http://127.0.0.1:9/v1' },
+    });
+    const { experts } = app.services;
+    expect(experts).not.toBe(RULE_EXPERTS);
+    expect(experts.map((expert) => expert.agent)).toEqual([...AGENTS]);
   });
 });

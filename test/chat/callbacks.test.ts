@@ -68,6 +68,21 @@ describe.each(backends())('chat callbacks on %s', async (backend) => {
     expect(response.json()).toEqual({ ok: false, message: 'Invalid callback data' });
   });
 
+  // CONTRACT, Chat callbacks: the approval id is all between the first and the last colon, so
+  // such data is well formed and the gateway's nonce check answers it (step 3).
+  it.each([
+    ['a1:b2', '0123456789abcdef'],
+    ['ns:team:a1', '0123456789abcdef'],
+    ['a1:', 'fedcba9876543210'],
+  ])('takes approval id %j as one id and checks its nonce (steps 2 and 3)', async (id, nonce) => {
+    for (const action of ['approve', 'details']) {
+      expect((await press(app, action, { approvalId: id, nonce })).json()).toEqual({
+        ok: false,
+        message: 'Invalid nonce',
+      });
+    }
+  });
+
   it('checks the whitelist and the nonce (step 3)', async () => {
     const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'gate' });
     expect((await press(app, 'approve', card, STRANGER)).json()).toEqual({

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AnomalyFrequency } from '../../src/features/errtracker/anomaly-frequency.js';
-import {
-  confidencePercent,
-  showsFrequency,
-  trackerComment,
-} from '../../src/features/errtracker/tracker-comment.js';
+import { showsFrequency, trackerComment } from '../../src/features/errtracker/tracker-comment.js';
 import type { ErrorAnalysis } from '../../src/ports/analyzer.js';
+import { confidencePercent } from '../../src/support/confidence-percent.js';
 
 const analysis: ErrorAnalysis = {
   root_cause: 'Customer lookup returns null for guest checkouts.',

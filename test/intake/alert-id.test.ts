@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { alertIdAt, DEFAULT_TIME_ZONE, formatInZone } from '../../src/features/intake/alert-id.js';
+import { alertIdAt } from '../../src/features/intake/alert-id.js';
+import { DEFAULT_TIME_ZONE, formatInZone } from '../../src/support/zoned-time.js';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -6,7 +6,7 @@ import {
   EVALUATE_REPAIR_JOB,
   enqueueRepairEvaluation,
   REPAIR_JOB_CONCURRENCY,
-  registerRepairJobs,
+  registerRepairWorkers,
 } from '../../src/features/repair/repair-jobs.js';
 import { repairResultText } from '../../src/features/repair/repair-result-text.js';
 import { ChatApiError, type ChatPort } from '../../src/ports/chat.js';
@@ -41,7 +41,7 @@ describe('repair jobs', () => {
       executor: createDryRunExecutor(),
       playbooks: loadPlaybooks(),
     });
-    registerRepairJobs(services, deps);
+    registerRepairWorkers(services, deps);
     const registered = handlers.get(EVALUATE_REPAIR_JOB);
     expect(registered?.concurrency).toBe(REPAIR_JOB_CONCURRENCY);
 

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { check, type Diagnostics } from 'recheck';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, sourceFiles } from '../helpers/source-files.js';
 
 /**
  * CONTRACT, Bad input: "Nothing from a request is matched by a pattern that can backtrack
@@ -19,7 +19,7 @@ import { describe, expect, it } from 'vitest';
  * the verdicts of the current patterns (commit the file); `RECHECK_ALL=1` ignores the file.
  */
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = REPO_ROOT;
 const VERDICTS_FILE = path.join(ROOT, 'test/security/regex-verdicts.json');
 const RECHECK_VERSION: string = createRequire(import.meta.url)('recheck/package.json').version;
 /** Per check. recheck reports `unknown` past it, which fails the pattern. */
@@ -38,7 +38,7 @@ const CONCURRENT_CHECKS = 1;
  */
 const ALLOWED: ReadonlyArray<{ file: string; pattern: string; reason: string }> = [
   {
-    file: 'src/config.ts',
+    file: 'src/config/env-variable.ts',
     pattern: String.raw`/\/+$/`,
     reason: 'trims the trailing slashes of configured base URLs, read once at start',
   },
@@ -115,14 +115,6 @@ interface Verdict {
 interface VerdictFile {
   recheck: string;
   verdicts: Record<string, Verdict>;
-}
-
-function sourceFiles(dir: string): string[] {
-  return fs
-    .readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
-    .map((name) => path.posix.join(dir, name.split(path.sep).join('/')))
-    .sort();
 }
 
 /** Every pattern of one file, and every `new RegExp` whose text is not known statically. */

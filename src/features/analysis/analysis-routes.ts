@@ -1,13 +1,14 @@
 import crypto from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireConsoleToken } from '../../http/console-auth.js';
 import { FreeFormMap } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
-import { type AnalysisBody, normalizeRequest } from './analysis-request.js';
-import { findIncident } from './analysis-subject.js';
-import { SEVERITIES } from './analysis-types.js';
+import { findIncident } from '../intake/incident-records.js';
+import { normalizeRequest } from './analysis-request.js';
+import { SEVERITIES, type Severity } from './analysis-types.js';
 import { ANALYSIS_JOB, publishTaskEvent } from './run-analysis.js';
 import { createTaskEventHub } from './task-event-hub.js';
 import { admitTask, changeTask, findTask, TOTAL_AGENTS } from './task-records.js';
@@ -30,7 +31,7 @@ const Names = Type.Unsafe<string[] | null>({ type: ['array', 'null'], items: { t
 const AnalyzeBody = Type.Object({
   incident_id: Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'] })),
   severity: Type.Optional(
-    Type.Unsafe<string | null>({ type: ['string', 'null'], enum: [...SEVERITIES, null] }),
+    Type.Unsafe<Severity | null>({ type: ['string', 'null'], enum: [...SEVERITIES, null] }),
   ),
   affected_services: Type.Optional(Names),
   alert_names: Type.Optional(Names),
@@ -38,6 +39,51 @@ const AnalyzeBody = Type.Object({
 });
 
 const TaskParams = Type.Object({ task_id: Type.String() });
+const Detail = Type.Object({ detail: Type.String() });
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+/** spec, Analysis response. */
+const AnalysisAccepted = Type.Object({
+  task_id: Type.String(),
+  status: Type.Literal('pending'),
+  message: Type.String(),
+  estimated_seconds: Type.Integer(),
+});
+
+/** spec, Task status. */
+const TaskStatus = Type.Object({
+  task_id: Type.String(),
+  state: Type.String(),
+  progress: Type.Integer({ minimum: 0, maximum: 100 }),
+  current_step: NullableString,
+  agents_completed: Type.Integer(),
+  total_agents: Type.Integer(),
+  started_at: NullableString,
+  completed_at: NullableString,
+  error: NullableString,
+});
+
+/** spec, Task result: opinions are free-form objects. */
+const TaskResult = Type.Object({
+  task_id: Type.String(),
+  state: Type.String(),
+  consensus_id: NullableString,
+  incident_id: NullableString,
+  recommended_action: NullableString,
+  recommended_kubectl: NullableString,
+  risk_level: NullableString,
+  final_reasoning: NullableString,
+  consensus_score: Type.Union([Type.Number(), Type.Null()]),
+  opinions: Type.Union([Type.Array(Type.Object({}, { additionalProperties: true })), Type.Null()]),
+  dissenting_opinions: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  created_at: NullableString,
+});
+
+const EventStream = {
+  description:
+    'text/event-stream: a `status` event, then progress events until COMPLETED or FAILED',
+  content: { 'text/event-stream': { schema: { type: 'string' } } },
+};
 
 /** A task takes about ESTIMATED_SECONDS; by then places have usually freed up. */
 const ANALYSIS_RETRY_AFTER_SECONDS = ESTIMATED_SECONDS;
@@ -50,7 +96,8 @@ function lastEventIdOf(header: string | string[] | undefined): number | undefine
 }
 
 /** spec, Endpoints, Analysis tasks. */
-export async function analysisRoutes(app: FastifyInstance, options: AnalysisRoutesOptions) {
+export async function analysisRoutes(untyped: FastifyInstance, options: AnalysisRoutesOptions) {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { services } = options;
   const { store, jobs, clock, log } = services;
   const hub = createTaskEventHub(services.bus, (id) => findTask(store.db, id), log);
@@ -68,6 +115,7 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         summary: 'Start a multi-expert analysis task in the background',
         tags: ['analysis'],
         body: AnalyzeBody,
+        response: { 200: AnalysisAccepted, 400: Detail, 404: Detail, 422: Detail, 429: Detail },
       },
       onRequest: requireConsoleToken(services.config),
       // No body at all is a request with neither input mode: a 400, not a schema 422.
@@ -76,7 +124,7 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
       },
     },
     async (request, reply) => {
-      const analysis = normalizeRequest(request.body as AnalysisBody);
+      const analysis = normalizeRequest(request.body);
       if (!analysis) throw errors.analysisInputMissing();
       if (analysis.incident_id && !(await findIncident(store.db, analysis.incident_id))) {
         throw errors.notFound('Incident', analysis.incident_id);
@@ -112,7 +160,7 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         : (analysis.affected_services ?? []).join(', ');
       return {
         task_id: taskId,
-        status: 'pending',
+        status: 'pending' as const,
         message: `Analysis of ${about} scheduled with ${TOTAL_AGENTS} experts`,
         estimated_seconds: ESTIMATED_SECONDS,
       };
@@ -121,9 +169,16 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
 
   app.get(
     '/agents/status/:task_id',
-    { schema: { summary: 'Progress of an analysis task', tags: ['analysis'], params: TaskParams } },
+    {
+      schema: {
+        summary: 'Progress of an analysis task',
+        tags: ['analysis'],
+        params: TaskParams,
+        response: { 200: TaskStatus, 404: Detail },
+      },
+    },
     async (request) => {
-      const { task_id } = request.params as { task_id: string };
+      const { task_id } = request.params;
       const task = await findTask(store.db, task_id);
       if (!task) throw errors.notFound('Task', task_id);
       return statusView(task);
@@ -137,10 +192,11 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         summary: 'Consensus of a completed analysis task',
         tags: ['analysis'],
         params: TaskParams,
+        response: { 200: TaskResult, 404: Detail },
       },
     },
     async (request) => {
-      const { task_id } = request.params as { task_id: string };
+      const { task_id } = request.params;
       const task = await findTask(store.db, task_id);
       if (!task) throw errors.notFound('Task', task_id);
       return resultView(task);
@@ -154,10 +210,15 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         summary: 'Server-sent events of an analysis task, resumable with Last-Event-ID',
         tags: ['analysis'],
         params: TaskParams,
+        response: {
+          200: EventStream,
+          204: { description: 'every event was seen already', type: 'null' },
+          404: Detail,
+        },
       },
     },
     async (request, reply) => {
-      const { task_id } = request.params as { task_id: string };
+      const { task_id } = request.params;
       const lastEventId = lastEventIdOf(request.headers['last-event-id']);
       const prepared = await prepareTaskStream(streamDeps, task_id, lastEventId);
       if (!prepared) throw errors.notFound('Task', task_id);
@@ -165,7 +226,7 @@ export async function analysisRoutes(app: FastifyInstance, options: AnalysisRout
         // A client that already has every event of a finished task: 204 is what tells an
         // EventSource to stop reconnecting (HTML, server-sent events).
         prepared.abandon();
-        return reply.code(204).send();
+        return reply.code(204).send(null);
       }
       reply.hijack();
       const holder: { end(): void } = { end: () => undefined };

@@ -1,7 +1,9 @@
-import type { Selectable } from 'kysely';
-import type { Db, Tables } from '../../ports/store.js';
+import type { Db } from '../../ports/store.js';
 import { countsFromOccurrences, escalationLevel } from '../errtracker/anomaly-frequency.js';
+import { alertTimesOf } from '../intake/alert-records.js';
 import { ALERT_TYPES, lookupAlertName } from '../intake/alert-types.js';
+import { type IncidentRow, relatedIncidentIds } from '../intake/incident-records.js';
+import { executionsOfIncidents } from '../repair/operation-log.js';
 import type { AnalysisRequest } from './analysis-request.js';
 import {
   type AnalysisSubject,
@@ -9,8 +11,6 @@ import {
   SEVERITIES,
   type Severity,
 } from './analysis-types.js';
-
-type IncidentRow = Selectable<Tables['incidents']>;
 
 /** What the service has seen of the same problem before: alert times and repair outcomes. */
 export interface History {
@@ -96,10 +96,6 @@ export function subjectOf(
   };
 }
 
-export async function findIncident(db: Db, id: string): Promise<IncidentRow | undefined> {
-  return db.selectFrom('incidents').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
 /**
  * The history of the same problem: incidents with the incident's fingerprint, or (manual
  * requests) incidents of the affected services; their alerts in the last 30 days and their
@@ -111,31 +107,17 @@ export async function loadHistory(
   incident: IncidentRow | undefined,
   now: number,
 ): Promise<History> {
-  let related = db.selectFrom('incidents').select('id');
-  if (incident) related = related.where('fingerprint', '=', incident.fingerprint);
-  else if (request.affected_services?.length) {
-    related = related.where('workload', 'in', request.affected_services);
+  let ids: string[];
+  if (incident) {
+    ids = await relatedIncidentIds(db, { fingerprint: incident.fingerprint }, HISTORY_LIMIT);
+  } else if (request.affected_services?.length) {
+    ids = await relatedIncidentIds(db, { workloads: request.affected_services }, HISTORY_LIMIT);
   } else return { occurrences: [], repairs: [] };
-  const ids = (await related.orderBy('seq', 'desc').limit(HISTORY_LIMIT).execute()).map(
-    (row) => row.id,
-  );
   if (ids.length === 0) return { occurrences: [], repairs: [] };
-  const alerts = await db
-    .selectFrom('alerts')
-    .select('received_at')
-    .where('incident_id', 'in', ids)
-    .where('received_at', '>', now - 30 * DAY_MS)
-    .orderBy('seq', 'desc')
-    .limit(HISTORY_LIMIT)
-    .execute();
-  const repairs = await db
-    .selectFrom('operation_log')
-    .select(['success', 'context'])
-    .where('type', '=', 'EXECUTION_COMPLETED')
-    .where('incident_id', 'in', ids)
-    .execute();
+  const occurrences = await alertTimesOf(db, ids, now - 30 * DAY_MS, HISTORY_LIMIT);
+  const repairs = await executionsOfIncidents(db, ids);
   return {
-    occurrences: alerts.map((alert) => alert.received_at),
+    occurrences,
     repairs: repairs.flatMap((row) => {
       const context = JSON.parse(row.context) as { executor?: unknown; playbook_id?: unknown };
       if (context.executor === 'dry-run') return [];

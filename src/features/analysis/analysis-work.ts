@@ -1,6 +1,4 @@
 import type { Services } from '../../services.js';
-import type { Expert } from './analysis-types.js';
-import { expertsFor } from './experts.js';
 import {
   ANALYSIS_JOB,
   createAnalysisRunner,
@@ -59,11 +57,8 @@ export interface AnalysisWork {
  * The background side of analysis tasks: the job handler, and the sweep, run once at start
  * (what a dead process left is handled before new work) and then every minute.
  */
-export function startAnalysisWork(
-  services: Services,
-  experts: readonly Expert[] = expertsFor(services),
-): AnalysisWork {
-  const { jobs, log } = services;
+export function startAnalysisWork(services: Services): AnalysisWork {
+  const { jobs, log, experts } = services;
   const runner = createAnalysisRunner(services, experts);
   jobs.process(
     ANALYSIS_JOB,

@@ -1,7 +1,5 @@
-import type { Services } from '../../services.js';
 import type { AgentName, AnalysisSubject, Expert, Opinion } from './analysis-types.js';
 import { costOpinion } from './cost-rules.js';
-import { createModelExperts } from './model-experts.js';
 import { performanceOpinion } from './performance-rules.js';
 import { securityOpinion } from './security-rules.js';
 import { stabilityOpinion } from './stability-rules.js';
@@ -14,29 +12,16 @@ function ruleExpert(agent: AgentName, opinionOf: (subject: AnalysisSubject) => O
   return { agent, analyze: async (subject) => opinionOf(subject) };
 }
 
-/** The offline experts (issue 5: "rule-based and deterministic"). */
+/**
+ * The offline experts (issue 5: "rule-based and deterministic"); with ANALYZER=openai,
+ * create-services gives the analysis feature the model experts instead.
+ */
 export const RULE_EXPERTS: readonly Expert[] = [
   ruleExpert('stability', stabilityOpinion),
   ruleExpert('security', securityOpinion),
   ruleExpert('cost', costOpinion),
   ruleExpert('performance', performanceOpinion),
 ];
-
-/**
- * With ANALYZER=openai each expert is one model call, under the error-tracker analyzer's own
- * timeout, concurrency limit and breaker (issue 5: "under the same timeout, concurrency limit
- * and breaker"); otherwise the rule-based experts.
- */
-export function expertsFor(services: Services): readonly Expert[] {
-  const { config, analyzer } = services;
-  if (config.analyzer !== 'openai' || !config.llmBaseUrl) return RULE_EXPERTS;
-  return createModelExperts({
-    baseUrl: config.llmBaseUrl,
-    apiKey: config.llmApiKey,
-    model: config.llmModel,
-    run: analyzer.run,
-  });
-}
 
 function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Services } from '../../services.js';
+import { findIncident } from '../intake/incident-records.js';
 import type { AnalysisRequest } from './analysis-request.js';
-import { findIncident, loadHistory, subjectOf } from './analysis-subject.js';
+import { loadHistory, subjectOf } from './analysis-subject.js';
 import type { Expert } from './analysis-types.js';
 import { buildConsensus, type ExpertFailure } from './consensus.js';
 import { runExperts } from './experts.js';

@@ -1,8 +1,7 @@
+import { GATEWAY_ERRORS } from '../../errors.js';
 import type { Store, Tx } from '../../ports/store.js';
-import type { ApprovalStatus } from './approval-records.js';
-
-/** The background job that executes an approved approval's playbook. */
-export const EXECUTE_APPROVAL_JOB = 'approval.execute';
+import { approversOf, insertDecision } from './approval-decision-records.js';
+import { type ApprovalStatus, approvalStateOf, setApprovalStatus } from './approval-records.js';
 
 /** CONTRACT, Approvals: critical risk needs two distinct signers; the rest need one. */
 export function signersNeeded(riskLevel: string): number {
@@ -28,31 +27,24 @@ async function recordDecision(
   from: string,
   to: string,
 ) {
-  await tx
-    .insertInto('approval_decisions')
-    .values({
-      approval_id: approvalId,
-      actor: decider.actor,
-      decision,
-      channel: decider.channel,
-      from_status: from,
-      to_status: to,
-      created_at: decider.now,
-    })
-    .execute();
+  await insertDecision(tx, {
+    approval_id: approvalId,
+    actor: decider.actor,
+    decision,
+    channel: decider.channel,
+    from_status: from,
+    to_status: to,
+    created_at: decider.now,
+  });
 }
 
 type PendingLookup = { found: true; riskLevel: string } | { found: false; message: string };
 
 async function pendingApproval(tx: Tx, approvalId: string): Promise<PendingLookup> {
-  const approval = await tx
-    .selectFrom('approvals')
-    .select(['id', 'status', 'risk_level'])
-    .where('id', '=', approvalId)
-    .executeTakeFirst();
-  if (!approval) return { found: false, message: `Approval not found: ${approvalId}` };
+  const approval = await approvalStateOf(tx, approvalId);
+  if (!approval) return { found: false, message: GATEWAY_ERRORS.approvalNotFound(approvalId) };
   if (approval.status !== 'pending') {
-    return { found: false, message: `Approval already ${approval.status}` };
+    return { found: false, message: GATEWAY_ERRORS.approvalAlreadyDecided(approval.status) };
   }
   return { found: true, riskLevel: approval.risk_level };
 }
@@ -70,25 +62,14 @@ export function signApproval(
   return store.withLock(`approval:${approvalId}`, async (tx) => {
     const found = await pendingApproval(tx, approvalId);
     if (!found.found) return { ok: false, message: found.message };
-    const earlier = await tx
-      .selectFrom('approval_decisions')
-      .select('actor')
-      .where('approval_id', '=', approvalId)
-      .where('decision', '=', 'approve')
-      .execute();
-    const signers = [...new Set([...earlier.map((row) => row.actor), decider.actor])];
+    const earlier = await approversOf(tx, approvalId);
+    const signers = [...new Set([...earlier, decider.actor])];
     const approved = signers.length >= signersNeeded(found.riskLevel);
     const to: ApprovalStatus = approved ? 'approved' : 'pending';
-    if (!earlier.some((row) => row.actor === decider.actor)) {
+    if (!earlier.includes(decider.actor)) {
       await recordDecision(tx, approvalId, decider, 'approve', 'pending', to);
     }
-    if (approved) {
-      await tx
-        .updateTable('approvals')
-        .set({ status: 'approved', updated_at: decider.now })
-        .where('id', '=', approvalId)
-        .execute();
-    }
+    if (approved) await setApprovalStatus(tx, approvalId, 'approved', decider.now);
     return { ok: true, status: to, execution_triggered: approved, signers };
   });
 }
@@ -103,11 +84,7 @@ export function rejectApproval(
     const found = await pendingApproval(tx, approvalId);
     if (!found.found) return { ok: false, message: found.message };
     await recordDecision(tx, approvalId, decider, 'reject', 'pending', 'rejected');
-    await tx
-      .updateTable('approvals')
-      .set({ status: 'rejected', updated_at: decider.now })
-      .where('id', '=', approvalId)
-      .execute();
+    await setApprovalStatus(tx, approvalId, 'rejected', decider.now);
     return { ok: true, status: 'rejected', execution_triggered: false, signers: [] };
   });
 }
@@ -124,17 +101,9 @@ export function moveApproval(
   decider: Decider,
 ): Promise<boolean> {
   return store.withLock(`approval:${approvalId}`, async (tx) => {
-    const current = await tx
-      .selectFrom('approvals')
-      .select('status')
-      .where('id', '=', approvalId)
-      .executeTakeFirst();
+    const current = await approvalStateOf(tx, approvalId);
     if (!current || !from.includes(current.status)) return false;
-    await tx
-      .updateTable('approvals')
-      .set({ status: to, updated_at: decider.now })
-      .where('id', '=', approvalId)
-      .execute();
+    await setApprovalStatus(tx, approvalId, to, decider.now);
     await recordDecision(tx, approvalId, decider, 'move', current.status, to);
     return true;
   });

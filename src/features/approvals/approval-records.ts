@@ -1,6 +1,10 @@
 import crypto from 'node:crypto';
-import type { Selectable } from 'kysely';
+import type { Expression, Selectable } from 'kysely';
+import { listNewestFirst, type Page } from '../../http/pagination.js';
 import type { Db, Tables, Tx } from '../../ports/store.js';
+import { signerCounts } from './approval-decision-records.js';
+
+/** The `approvals` table's one module: every query on it is here (STYLE, records modules). */
 
 /** CONTRACT, Approvals: the status values. */
 export const APPROVAL_STATUSES = [
@@ -137,22 +141,10 @@ export async function approvalSummaries(
   db: Db,
   rows: ApprovalSummaryRow[],
 ): Promise<ApprovalSummary[]> {
-  const signed = new Map<string, number>();
-  if (rows.length > 0) {
-    // signApproval records one `approve` per distinct signer, so rows count signers.
-    const counts = await db
-      .selectFrom('approval_decisions')
-      .select((eb) => ['approval_id', eb.fn.countAll().as('signers')])
-      .where('decision', '=', 'approve')
-      .where(
-        'approval_id',
-        'in',
-        rows.map((row) => row.id),
-      )
-      .groupBy('approval_id')
-      .execute();
-    for (const row of counts) signed.set(row.approval_id, Number(row.signers));
-  }
+  const signed = await signerCounts(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => ({
     id: row.id,
     incident_id: row.incident_id,
@@ -166,7 +158,76 @@ export async function approvalSummaries(
   }));
 }
 
+export interface ApprovalFilters {
+  status?: string;
+  incident_id?: string;
+}
+
+/** One page of approvals, newest first, each summary shown through `viewOf`. */
+export function listApprovals<Item>(
+  db: Db,
+  filters: ApprovalFilters,
+  page: { limit?: number; cursor?: string },
+  viewOf: (summary: ApprovalSummary) => Item,
+): Promise<Page<Item>> {
+  const { status, incident_id } = filters;
+  return listNewestFirst(db, 'approvals', { status, incident_id }, page, {
+    columns: APPROVAL_SUMMARY_COLUMNS,
+    viewsOf: async (rows) => (await approvalSummaries(db, rows)).map(viewOf),
+  });
+}
+
 export async function findApproval(db: Db, id: string): Promise<Approval | undefined> {
   const row = await db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? approvalFromRow(row) : undefined;
+}
+
+export async function approvalExists(db: Db, id: string): Promise<boolean> {
+  const row = await db.selectFrom('approvals').select('id').where('id', '=', id).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** What a decision checks first: the approval's status and risk. */
+export function approvalStateOf(
+  tx: Tx,
+  id: string,
+): Promise<{ id: string; status: string; risk_level: string } | undefined> {
+  return tx
+    .selectFrom('approvals')
+    .select(['id', 'status', 'risk_level'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Moves an approval to `status`; the caller holds its lock and has checked the move. */
+export async function setApprovalStatus(
+  tx: Tx,
+  id: string,
+  status: ApprovalStatus,
+  now: number,
+): Promise<void> {
+  await tx.updateTable('approvals').set({ status, updated_at: now }).where('id', '=', id).execute();
+}
+
+/**
+ * The pending approval `approvalId` names, as a subquery, so a query over another table can
+ * ask `eb.exists(pendingApprovalRow(tx, eb.ref('incidents.approval_id')))` without naming this
+ * one. A lookup by the unique id, once per outer row, as a join on it would be.
+ */
+export function pendingApprovalRow(db: Db | Tx, approvalId: Expression<string | null>) {
+  return db
+    .selectFrom('approvals')
+    .select('approvals.id')
+    .where('approvals.id', '=', approvalId)
+    .where('approvals.status', '=', 'pending');
+}
+
+/** Approvals requested at or after `since`. */
+export async function countApprovalsSince(db: Db, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('approvals')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -3,16 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/console-auth.js';
-import { listNewestFirst, PageOf, PageQuery } from '../../http/pagination.js';
+import { PageOf, PageQuery } from '../../http/pagination.js';
 import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
+import { decisionsOf } from './approval-decision-records.js';
 import { signersNeeded } from './approval-moves.js';
-import {
-  APPROVAL_STATUSES,
-  APPROVAL_SUMMARY_COLUMNS,
-  approvalSummaries,
-  findApproval,
-} from './approval-records.js';
+import { APPROVAL_STATUSES, findApproval, listApprovals } from './approval-records.js';
 
 const Status = StringEnum(APPROVAL_STATUSES);
 const FreeFormObject = Type.Record(Type.String(), Type.Unknown());
@@ -79,14 +75,10 @@ export async function approvalRoutes(app: FastifyInstance, { services }: { servi
     },
     async (request) => {
       const { status, incident_id } = request.query;
-      return listNewestFirst(store.db, 'approvals', { status, incident_id }, request.query, {
-        columns: APPROVAL_SUMMARY_COLUMNS,
-        viewsOf: async (rows) =>
-          (await approvalSummaries(store.db, rows)).map((summary) => ({
-            ...summary,
-            signers_needed: signersNeeded(summary.risk_level),
-          })),
-      });
+      return listApprovals(store.db, { status, incident_id }, request.query, (summary) => ({
+        ...summary,
+        signers_needed: signersNeeded(summary.risk_level),
+      }));
     },
   );
 
@@ -105,12 +97,7 @@ export async function approvalRoutes(app: FastifyInstance, { services }: { servi
       const approval = await findApproval(store.db, id);
       if (!approval) throw errors.notFound('Approval', id);
       // Who moved it, when, and from which channel (chat, auto-repair, …).
-      const decisions = await store.db
-        .selectFrom('approval_decisions')
-        .select(['actor', 'decision', 'channel', 'from_status', 'to_status', 'created_at'])
-        .where('approval_id', '=', id)
-        .orderBy('seq')
-        .execute();
+      const decisions = await decisionsOf(store.db, id);
       return {
         ...approval,
         decisions: decisions.map((row) => ({

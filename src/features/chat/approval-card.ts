@@ -1,7 +1,7 @@
 import type { InlineKeyboard } from '../../ports/chat.js';
+import { confidencePercent } from '../../support/confidence-percent.js';
 import { ownValue } from '../../support/own-value.js';
-import { confidencePercent } from '../errtracker/tracker-comment.js';
-import { formatInZone } from '../intake/alert-id.js';
+import { formatInZone } from '../../support/zoned-time.js';
 import { formatCallbackData } from './callback-data.js';
 import type { ApprovalCardParams, CardMetrics } from './card-types.js';
 

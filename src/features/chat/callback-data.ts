@@ -12,6 +12,14 @@ export const DECISION_ACTIONS = ['approve', 'reject'] as const;
 export const INFORMATION_ACTIONS = ['details', 'logs', 'metrics', 'analyze'] as const;
 export type CardAction = (typeof DECISION_ACTIONS)[number] | (typeof INFORMATION_ACTIONS)[number];
 
+export function isDecisionAction(action: string): boolean {
+  return (DECISION_ACTIONS as readonly string[]).includes(action);
+}
+
+export function isInformationAction(action: string): boolean {
+  return (INFORMATION_ACTIONS as readonly string[]).includes(action);
+}
+
 export class CallbackDataTooLongError extends Error {
   constructor(
     readonly approvalId: string,
@@ -57,6 +65,30 @@ export function parseCallbackData(data: string): ParsedCallbackData | null {
   const approvalId = data.slice(first + 1, last);
   if (!approvalId) return null;
   return { action: data.slice(0, first), approvalId, nonce: data.slice(last + 1) };
+}
+
+/** One `callback_query` that reached the service, with its data split. */
+export interface ParsedCallback extends ParsedCallbackData {
+  callbackId: string;
+  userId: number;
+}
+
+/**
+ * spec, Callback handling order, steps 1 and 2: `not_callback` for an update without a
+ * callback_query; `invalid` when the callback id, the data or the user id is missing, or the
+ * data is not `<action>:<approval_id>:<nonce>` (parseCallbackData). A nonce that is not one
+ * the service issued is the gateway's `Invalid nonce` (step 3), not invalid data.
+ */
+export function parseCallbackUpdate(update: unknown): ParsedCallback | 'not_callback' | 'invalid' {
+  const query = (update as { callback_query?: unknown } | null)?.callback_query;
+  if (query === undefined || query === null) return 'not_callback';
+  if (typeof query !== 'object') return 'invalid';
+  const { id, data, from } = query as { id?: unknown; data?: unknown; from?: { id?: unknown } };
+  const userId = from?.id;
+  if (typeof id !== 'string' || !id || typeof data !== 'string') return 'invalid';
+  if (typeof userId !== 'number' || !Number.isInteger(userId)) return 'invalid';
+  const parsed = parseCallbackData(data);
+  return parsed ? { callbackId: id, userId, ...parsed } : 'invalid';
 }
 
 /** CONTRACT, Chat callbacks: "the nonce is 16 lower-case hex characters". */

@@ -1,22 +1,25 @@
+import { GATEWAY_ERRORS } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { rejectApproval, signApproval } from '../approvals/approval-moves.js';
-import { decodeStoredCard, sentCardsOfApproval } from './card-records.js';
+import { approvalExists } from '../approvals/approval-records.js';
+import { enqueueApprovedExecution } from '../repair/repair-jobs.js';
+import {
+  isDecisionAction,
+  isInformationAction,
+  type ParsedCallback,
+  parseCallbackUpdate,
+} from './callback-data.js';
+import {
+  consumeCardNonce,
+  decodeStoredCard,
+  findCard,
+  sentCardsOfApproval,
+} from './card-records.js';
 import type { CardSender } from './card-types.js';
 import { answerInformation } from './information-actions.js';
 
-/** CONTRACT, Chat callbacks: decision actions consume the nonce; information ones do not. */
-const DECISION_ACTIONS = new Set(['approve', 'reject']);
-const INFORMATION_ACTIONS = new Set(['details', 'logs', 'metrics', 'analyze']);
-
 /** CONTRACT: the acting user is `tg_<user_id>`. */
 export const CHAT_PREFIX = 'tg';
-
-export const GATEWAY_ERRORS = {
-  notAuthorized: 'User not authorized',
-  alreadyProcessed: 'Already processed',
-  nonceExpired: 'Nonce expired',
-  invalidNonce: 'Invalid nonce',
-} as const;
 
 export interface CallbackAnswer {
   ok: boolean;
@@ -29,30 +32,6 @@ export interface CallbackAnswer {
 export interface CallbackDeps {
   services: Services;
   cards: CardSender;
-  /** Starts execution in the background once an approval is approved. */
-  onApproved(approvalId: string, actor: string): Promise<void>;
-}
-
-interface ParsedCallback {
-  callbackId: string;
-  userId: number;
-  action: string;
-  approvalId: string;
-  nonce: string;
-}
-
-function parseCallback(update: unknown): ParsedCallback | 'not_callback' | 'invalid' {
-  const query = (update as { callback_query?: unknown } | null)?.callback_query;
-  if (query === undefined || query === null) return 'not_callback';
-  if (typeof query !== 'object') return 'invalid';
-  const { id, data, from } = query as { id?: unknown; data?: unknown; from?: { id?: unknown } };
-  const userId = from?.id;
-  if (typeof id !== 'string' || !id || typeof data !== 'string' || !data) return 'invalid';
-  if (typeof userId !== 'number' || !Number.isInteger(userId)) return 'invalid';
-  const parts = data.split(':');
-  if (parts.length !== 3 || parts.some((part) => part === '')) return 'invalid';
-  const [action, approvalId, nonce] = parts as [string, string, string];
-  return { callbackId: id, userId, action, approvalId, nonce };
 }
 
 /** Step 3: whitelist, then the nonce: known for this approval, unexpired, unused. */
@@ -62,30 +41,18 @@ async function validateCallback(
 ): Promise<string | null> {
   const { config, store, clock } = services;
   if (!config.chatWhitelist.includes(String(callback.userId))) return GATEWAY_ERRORS.notAuthorized;
-  const card = await store.db
-    .selectFrom('chat_cards')
-    .select(['approval_id', 'expires_at'])
-    .where('nonce', '=', callback.nonce)
-    .executeTakeFirst();
+  const card = await findCard(store.db, callback.nonce);
   if (!card || card.approval_id !== callback.approvalId) return GATEWAY_ERRORS.invalidNonce;
   const now = clock.now();
   if (card.expires_at <= now) return GATEWAY_ERRORS.nonceExpired;
-  const approval = await store.db
-    .selectFrom('approvals')
-    .select('id')
-    .where('id', '=', callback.approvalId)
-    .executeTakeFirst();
-  if (!approval) return `Approval not found: ${callback.approvalId}`;
-  if (DECISION_ACTIONS.has(callback.action)) {
+  if (!(await approvalExists(store.db, callback.approvalId)))
+    return GATEWAY_ERRORS.approvalNotFound(callback.approvalId);
+  if (isDecisionAction(callback.action)) {
     // The single-use check and the use are one statement: concurrent deliveries race here
     // and exactly one wins.
-    const used = await store.db
-      .updateTable('chat_cards')
-      .set({ consumed_at: now })
-      .where('nonce', '=', callback.nonce)
-      .where('consumed_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(used.numUpdatedRows) === 0) return GATEWAY_ERRORS.alreadyProcessed;
+    if (!(await consumeCardNonce(store.db, callback.nonce, now))) {
+      return GATEWAY_ERRORS.alreadyProcessed;
+    }
   }
   return null;
 }
@@ -96,7 +63,7 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
   if (failure) return { ok: false, message: failure };
   const actor = `${CHAT_PREFIX}_${callback.userId}`;
   const { approvalId, action } = callback;
-  if (INFORMATION_ACTIONS.has(action)) {
+  if (isInformationAction(action)) {
     await answerInformation(services, action, approvalId);
     return { ok: true, message: `info:${action}`, approval_id: approvalId };
   }
@@ -106,7 +73,7 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
     if (!outcome.ok) return { ok: false, message: outcome.message };
     if (outcome.status === 'approved') {
       await cards.markDecided(approvalId, 'Approved', actor);
-      await deps.onApproved(approvalId, actor);
+      await enqueueApprovedExecution(services, approvalId, actor);
     } else {
       await askSecondSigner(deps, approvalId, actor);
     }
@@ -124,7 +91,7 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
     await cards.markDecided(approvalId, 'Rejected', actor);
     return { ok: true, message: 'Rejected', approval_id: approvalId, status: outcome.status };
   }
-  return { ok: false, message: 'Unknown action' };
+  return { ok: false, message: GATEWAY_ERRORS.unknownAction };
 }
 
 /**
@@ -155,9 +122,9 @@ export async function handleChatUpdate(
   deps: CallbackDeps,
   update: unknown,
 ): Promise<CallbackAnswer> {
-  const callback = parseCallback(update);
+  const callback = parseCallbackUpdate(update);
   if (callback === 'not_callback') return { ok: true, message: 'Ignored (not callback_query)' };
-  if (callback === 'invalid') return { ok: false, message: 'Invalid callback data' };
+  if (callback === 'invalid') return { ok: false, message: GATEWAY_ERRORS.invalidCallbackData };
   let answer: CallbackAnswer;
   try {
     answer = await act(deps, callback);

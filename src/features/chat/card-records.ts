@@ -73,6 +73,21 @@ export function findCard(db: Db, nonce: string): Promise<CardRow | undefined> {
 }
 
 /**
+ * Uses a card's nonce once: true for the one caller that used it, false when it was already
+ * used. The check and the use are one conditional statement, so concurrent deliveries race
+ * here and exactly one wins.
+ */
+export async function consumeCardNonce(db: Db, nonce: string, now: number): Promise<boolean> {
+  const used = await db
+    .updateTable('chat_cards')
+    .set({ consumed_at: now })
+    .where('nonce', '=', nonce)
+    .where('consumed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(used.numUpdatedRows) > 0;
+}
+
+/**
  * Oldest first; only cards the chat accepted (a message id) can be edited. Message ids rise
  * within a chat, so they order cards pushed within the same millisecond.
  */

@@ -1,7 +1,8 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
-import { errors, HttpError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { requireConsoleToken } from '../../http/console-auth.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import { StringEnum } from '../../http/schema-types.js';
@@ -11,10 +12,6 @@ import { equalInConstantTime } from '../../support/constant-time.js';
 import { type CallbackDeps, handleChatUpdate } from './callback-handler.js';
 import type { CardSender } from './card-types.js';
 import { readLastUpdateId } from './long-polling.js';
-
-export const CHATOPS_DETAILS = {
-  testPushInProd: 'Test push is disabled in production',
-} as const;
 
 /** spec, Test push: the body's defaults. */
 export const TEST_PUSH_DEFAULTS = {
@@ -37,15 +34,34 @@ const TestPushBody = Type.Object({
   estimated_downtime: Type.Optional(Type.String()),
   incident_id: Type.Optional(Type.String()),
 });
-type TestPushBody = {
-  approval_id: string;
-  risk_level?: string;
-  resource_name?: string;
-  root_cause?: string;
-  suggested_action?: string;
-  estimated_downtime?: string;
-  incident_id?: string;
-};
+const Detail = Type.Object({ detail: Type.String() });
+
+/** spec, Callback handling order: every answer is 200 with `ok` and `message`. */
+const CallbackAnswer = Type.Object({
+  ok: Type.Boolean(),
+  message: Type.String(),
+  approval_id: Type.Optional(Type.String()),
+  status: Type.Optional(Type.String()),
+  execution_triggered: Type.Optional(Type.Boolean()),
+});
+
+const TestPushSent = Type.Object({
+  ok: Type.Boolean(),
+  message: Type.String(),
+  chat_response: Type.Object({}, { additionalProperties: true }),
+});
+
+/** spec, Chat gateway: `GET /chatops/health`. */
+const ChatHealth = Type.Object({
+  status: StringEnum(['configured', 'not_configured']),
+  mode: Type.Literal('long_polling'),
+  polling_active: Type.Boolean(),
+  bot_token_set: Type.Boolean(),
+  chat_id_set: Type.Boolean(),
+  whitelist_count: Type.Integer(),
+  last_update_id: Type.Union([Type.Integer(), Type.Null()]),
+  environment: Type.String(),
+});
 
 /** The header the Bot API sends with every webhook delivery once `setWebhook` had a secret. */
 export const CHAT_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
@@ -75,7 +91,8 @@ export interface ChatopsOptions {
 }
 
 /** spec, Chat gateway (prefix /chatops). */
-export async function chatopsRoutes(app: FastifyInstance, options: ChatopsOptions) {
+export async function chatopsRoutes(untyped: FastifyInstance, options: ChatopsOptions) {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { services, cards, callbacks } = options;
   const { config } = services;
   if (!config.chatWebhookSecret && config.appEnv !== 'prod') {
@@ -106,6 +123,7 @@ export async function chatopsRoutes(app: FastifyInstance, options: ChatopsOption
           ),
         }),
         body: Type.Unknown(),
+        response: { 200: CallbackAnswer, 401: Detail },
       },
       onRequest: requireChatWebhookSecret(config),
     },
@@ -119,12 +137,13 @@ export async function chatopsRoutes(app: FastifyInstance, options: ChatopsOption
         summary: 'Push a test approval card to the chat',
         tags: ['chatops'],
         body: TestPushBody,
+        response: { 200: TestPushSent, 401: Detail, 403: Detail, 422: Detail, 502: Detail },
       },
       onRequest: requireConsoleToken(config),
     },
     async (request) => {
-      if (config.appEnv === 'prod') throw new HttpError(403, CHATOPS_DETAILS.testPushInProd);
-      const body = request.body as TestPushBody;
+      if (config.appEnv === 'prod') throw errors.testPushInProd();
+      const { body } = request;
       try {
         const result = await cards.pushTestCard({
           approval_id: body.approval_id,
@@ -138,8 +157,7 @@ export async function chatopsRoutes(app: FastifyInstance, options: ChatopsOption
         if (!result.sent) throw new ChatApiError('sendMessage', result.reason ?? 'not sent');
         return { ok: true, message: 'Test push sent', chat_response: result.chat_response ?? {} };
       } catch (error) {
-        if (error instanceof ChatApiError)
-          throw new HttpError(502, `Chat API error: ${error.reason}`);
+        if (error instanceof ChatApiError) throw errors.chatApiFailed(error.reason);
         throw error;
       }
     },
@@ -147,10 +165,19 @@ export async function chatopsRoutes(app: FastifyInstance, options: ChatopsOption
 
   app.get(
     '/chatops/health',
-    { schema: { summary: 'Chat gateway configuration and polling state', tags: ['chatops'] } },
+    {
+      schema: {
+        summary: 'Chat gateway configuration and polling state',
+        tags: ['chatops'],
+        response: { 200: ChatHealth },
+      },
+    },
     async () => ({
-      status: config.chatBotToken && config.chatChatId ? 'configured' : 'not_configured',
-      mode: 'long_polling',
+      status:
+        config.chatBotToken && config.chatChatId
+          ? ('configured' as const)
+          : ('not_configured' as const),
+      mode: 'long_polling' as const,
       polling_active: options.pollingActive(),
       bot_token_set: Boolean(config.chatBotToken),
       chat_id_set: Boolean(config.chatChatId),

@@ -1,11 +1,14 @@
+import { GATEWAY_ERRORS } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { ownValue } from '../../support/own-value.js';
+import { formatInZone } from '../../support/zoned-time.js';
 import { findApproval } from '../approvals/approval-records.js';
-import { formatInZone } from '../intake/alert-id.js';
+import { findIncident } from '../intake/incident-records.js';
+import { operationsOfApproval } from '../repair/operation-log.js';
 
 async function detailsText(services: Services, approvalId: string): Promise<string> {
   const approval = await findApproval(services.store.db, approvalId);
-  if (!approval) return `Approval not found: ${approvalId}`;
+  if (!approval) return GATEWAY_ERRORS.approvalNotFound(approvalId);
   return [
     `Approval ${approval.id}`,
     `Status: ${approval.status} · Risk: ${approval.risk_level}`,
@@ -20,13 +23,7 @@ async function detailsText(services: Services, approvalId: string): Promise<stri
 }
 
 async function timelineText(services: Services, approvalId: string): Promise<string> {
-  const entries = await services.store.db
-    .selectFrom('operation_log')
-    .select(['type', 'actor', 'action_detail', 'success', 'created_at'])
-    .where('approval_id', '=', approvalId)
-    .orderBy('seq')
-    .limit(20)
-    .execute();
+  const entries = await operationsOfApproval(services.store.db, approvalId, 20);
   if (entries.length === 0) return `No operation-log entries yet for ${approvalId}`;
   const zone = services.config.displayTz;
   return [
@@ -40,13 +37,9 @@ async function timelineText(services: Services, approvalId: string): Promise<str
 
 async function metricsText(services: Services, approvalId: string): Promise<string> {
   const approval = await findApproval(services.store.db, approvalId);
-  if (!approval) return `Approval not found: ${approvalId}`;
+  if (!approval) return GATEWAY_ERRORS.approvalNotFound(approvalId);
   const incident = approval.incident_id
-    ? await services.store.db
-        .selectFrom('incidents')
-        .select(['hit_count', 'first_seen', 'last_seen', 'alert_type', 'namespace', 'workload'])
-        .where('id', '=', approval.incident_id)
-        .executeTakeFirst()
+    ? await findIncident(services.store.db, approval.incident_id)
     : undefined;
   const frequency = approval.metadata.anomaly_frequency as Record<string, unknown> | undefined;
   const zone = services.config.displayTz;
@@ -70,7 +63,7 @@ async function metricsText(services: Services, approvalId: string): Promise<stri
 
 async function analysisText(services: Services, approvalId: string): Promise<string> {
   const approval = await findApproval(services.store.db, approvalId);
-  if (!approval) return `Approval not found: ${approvalId}`;
+  if (!approval) return GATEWAY_ERRORS.approvalNotFound(approvalId);
   const provider = approval.metadata.llm_provider ?? 'rules';
   const confidence = Number(approval.metadata.llm_confidence ?? 0);
   return [

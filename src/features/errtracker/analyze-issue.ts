@@ -1,7 +1,8 @@
-import type { ErrorAnalysis } from '../../ports/analyzer.js';
+import type { ErrorAnalysis, ErrorContext } from '../../ports/analyzer.js';
 import type { Services } from '../../services.js';
 import { insertApproval } from '../approvals/approval-records.js';
 import type { CardSender } from '../chat/card-types.js';
+import { enqueueRepairEvaluation } from '../repair/repair-jobs.js';
 import {
   type AnomalyFrequency,
   anomalyFrequency,
@@ -9,11 +10,17 @@ import {
   FREQUENCY_WINDOWS_MS,
   trackerAnomalyKey,
 } from './anomaly-frequency.js';
+import { anomalyOccurrencesAfter, recordAnomalyOccurrence } from './anomaly-records.js';
 import { approvalRequestFromIssue, tempApprovalId } from './approval-from-issue.js';
 import { externalEventFields } from './canary.js';
 import { recordExternalEvent } from './external-event-records.js';
 import { trackerComment } from './tracker-comment.js';
-import type { AnalyzeIssueJob } from './tracker-webhook.js';
+
+/** The payload of an issue's analysis job (issue-analysis-job.ts). */
+export interface AnalyzeIssueJob extends Record<string, unknown> {
+  context: ErrorContext;
+  received_at: number;
+}
 
 /**
  * spec, Background analysis order: record anomaly frequency; call the analyzer; create the
@@ -23,7 +30,6 @@ import type { AnalyzeIssueJob } from './tracker-webhook.js';
 export async function analyzeIssue(
   services: Services,
   cards: CardSender,
-  evaluateRepair: (approvalId: string) => Promise<void>,
   job: AnalyzeIssueJob,
 ): Promise<void> {
   const { store, clock, log, metrics, analyzer, tracker, config } = services;
@@ -63,7 +69,7 @@ export async function analyzeIssue(
       now,
     );
     metrics.alertsProcessed.labels('incident_created', 'errtracker').inc();
-    await evaluateRepair(approvalId);
+    await enqueueRepairEvaluation(services, approvalId);
   } catch (error) {
     chainFailed = true;
     approvalId = tempApprovalId();
@@ -118,21 +124,13 @@ async function recordAnomaly(
   now: number,
 ): Promise<AnomalyFrequency> {
   const { store } = services;
-  await store.db
-    .insertInto('anomaly_occurrences')
-    .values({ anomaly_key: key, occurred_at: now })
-    .execute();
-  const rows = await store.db
-    .selectFrom('anomaly_occurrences')
-    .select('occurred_at')
-    .where('anomaly_key', '=', key)
-    .where('occurred_at', '>', now - FREQUENCY_WINDOWS_MS.count_30d)
-    .execute();
-  // Auto-repair runs are counted once the operation log records them (the repair issue).
-  const counts = countsFromOccurrences(
-    rows.map((row) => row.occurred_at),
-    now,
-    0,
+  await recordAnomalyOccurrence(store.db, key, now);
+  const occurrences = await anomalyOccurrencesAfter(
+    store.db,
+    key,
+    now - FREQUENCY_WINDOWS_MS.count_30d,
   );
+  // Auto-repair runs are counted once the operation log records them (the repair issue).
+  const counts = countsFromOccurrences(occurrences, now, 0);
   return anomalyFrequency(key, counts);
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { HttpError } from '../../errors.js';
+import { errors, HttpError } from '../../errors.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
 import { registerExternalEventRoutes } from './external-event-routes.js';
@@ -42,6 +42,19 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
     {
       schema: {
         summary: 'Error-tracker issue webhook: canary, signature, dedup, analysis',
+        response: {
+          // canary_recorded, ignored, deduplicated or accepted, each with its own fields.
+          200: Type.Object(
+            {
+              status: Type.String({
+                description: 'canary_recorded, ignored, deduplicated or accepted',
+              }),
+            },
+            { additionalProperties: true },
+          ),
+          401: Type.Object({ detail: Type.String() }),
+          500: Type.Object({ detail: Type.String() }),
+        },
         tags: ['webhooks'],
         headers: Type.Object({
           'errtracker-hook-signature': Type.Optional(Type.String()),
@@ -63,7 +76,7 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
         if (error instanceof HttpError) throw error;
         // spec, step 8: "Any unexpected error returns 500 with the error text as detail."
         request.log.error({ err: error }, 'error-tracker delivery failed');
-        throw new HttpError(500, (error as Error).message || String(error));
+        throw errors.trackerDeliveryFailed((error as Error).message || String(error));
       }
     },
   );

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Insertable, Selectable } from 'kysely';
+import { listNewestFirst, type Page } from '../../http/pagination.js';
 import type { Db, Tables } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { inChunks } from '../../support/in-chunks.js';
@@ -165,4 +166,32 @@ export async function findExternalEvent(
 export function externalEventJson({ event, payloadJson }: StoredExternalEvent): string {
   const fields = JSON.stringify(event);
   return `${fields.slice(0, -1)},"payload":${payloadJson}}`;
+}
+
+export interface ExternalEventFilters {
+  stage?: string;
+  provider?: string;
+  issue_id?: string;
+}
+
+/** One page of recorded stages, newest first, each without its payload. */
+export function listExternalEvents(
+  db: Db,
+  filters: ExternalEventFilters,
+  page: { limit?: number; cursor?: string },
+): Promise<Page<ExternalEventSummary>> {
+  const { stage, provider, issue_id } = filters;
+  return listNewestFirst(db, 'external_alert_events', { stage, provider, issue_id }, page, {
+    viewsOf: (rows) => rows.map(externalEventSummary),
+  });
+}
+
+/** Stages recorded at or after `since`. */
+export async function countExternalEventsSince(db: Db, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('external_alert_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

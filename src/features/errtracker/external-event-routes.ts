@@ -3,13 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/console-auth.js';
-import { listNewestFirst, PageOf, PageQuery } from '../../http/pagination.js';
+import { PageOf, PageQuery } from '../../http/pagination.js';
 import { NullableString } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import {
   externalEventJson,
-  externalEventSummary,
   findExternalEvent,
+  listExternalEvents,
 } from './external-event-records.js';
 
 const StringMap = Type.Record(Type.String(), Type.String());
@@ -66,15 +66,7 @@ export async function registerExternalEventRoutes(app: FastifyInstance, services
     },
     async (request) => {
       const { stage, provider, issue_id } = request.query;
-      return listNewestFirst(
-        db,
-        'external_alert_events',
-        { stage, provider, issue_id },
-        request.query,
-        {
-          viewsOf: (rows) => rows.map(externalEventSummary),
-        },
-      );
+      return listExternalEvents(db, { stage, provider, issue_id }, request.query);
     },
   );
 

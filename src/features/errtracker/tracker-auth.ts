@@ -1,12 +1,7 @@
+import { TRACKER_SIGNATURE_REASONS } from '../../errors.js';
 import { equalInConstantTime } from '../../support/constant-time.js';
-import { hmacSha256Hex } from '../intake/webhook-signature.js';
+import { hmacSha256Hex } from '../../support/hmac.js';
 import type { CanaryAuth } from './canary.js';
-
-export const TRACKER_SIGNATURE_REASONS = {
-  missingSecret: 'Errtracker client secret is not configured',
-  missingHeader: 'Missing errtracker-hook-signature header',
-  mismatch: 'Invalid errtracker-hook-signature',
-} as const;
 
 export type TrackerVerdict = { ok: true; checked: boolean } | { ok: false; reason: string };
 

@@ -1,5 +1,6 @@
 import type { ErrorAnalysis } from '../../ports/analyzer.js';
-import { DEFAULT_TIME_ZONE, formatInZone } from '../intake/alert-id.js';
+import { confidencePercent } from '../../support/confidence-percent.js';
+import { DEFAULT_TIME_ZONE, formatInZone } from '../../support/zoned-time.js';
 import type { AnomalyFrequency } from './anomaly-frequency.js';
 
 /**
@@ -31,12 +32,6 @@ export function trackerComment(
 /** spec, Anomaly frequency: "shown in tracker comments only when count_24h is greater than 1". */
 export function showsFrequency(frequency: AnomalyFrequency | null): frequency is AnomalyFrequency {
   return frequency !== null && frequency.count_24h > 1;
-}
-
-/** Confidence 0 to 1 as a whole percentage; out-of-range or non-numeric values are clamped. */
-export function confidencePercent(confidence: number): number {
-  if (!Number.isFinite(confidence)) return 0;
-  return Math.round(Math.min(1, Math.max(0, confidence)) * 100);
 }
 
 function frequencyTable(frequency: AnomalyFrequency): string {

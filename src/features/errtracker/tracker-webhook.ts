@@ -1,21 +1,15 @@
-import { HttpError } from '../../errors.js';
-import type { ErrorContext } from '../../ports/analyzer.js';
+import { errors } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { canaryEventFields, externalEventFields, isCanary } from './canary.js';
 import { actionOf, buildErrorContext } from './error-context.js';
 import { eventPayload, recordExternalEvent } from './external-event-records.js';
+import { enqueueIssueAnalysis } from './issue-analysis-job.js';
 import { authenticateCanary, verifyTrackerSignature } from './tracker-auth.js';
 
 /** spec, Limits: "Error-tracker dedup window: 600 seconds per issue id". */
 export const DEDUP_TTL_SECONDS = 600;
-export const ANALYZE_ISSUE_JOB = 'errtracker.analyze';
 /** Where canary conversations are appended; its entry id is the `conversation_event_id`. */
 export const CONVERSATIONS_STREAM = 'platform:conversations';
-
-export const TRACKER_DETAILS = {
-  canaryUnauthenticated: 'Canary requires operator authentication',
-  canaryNotRecorded: 'errtracker upstream canary was not recorded',
-} as const;
 
 export interface TrackerDelivery {
   rawBody: Buffer;
@@ -23,11 +17,6 @@ export interface TrackerDelivery {
   signature?: string;
   operatorId?: string;
   operatorKey?: string;
-}
-
-export interface AnalyzeIssueJob extends Record<string, unknown> {
-  context: ErrorContext;
-  received_at: number;
 }
 
 const NO_SIDE_EFFECTS = {
@@ -39,7 +28,7 @@ const NO_SIDE_EFFECTS = {
 
 /** spec, `POST /webhooks/errtracker/error` processing order, steps 2 to 7. */
 export async function handleTrackerDelivery(services: Services, delivery: TrackerDelivery) {
-  const { config, store, clock, once, jobs, stream } = services;
+  const { config, store, clock, once, stream } = services;
   const { payload } = delivery;
   const now = clock.now();
   const context = buildErrorContext(payload);
@@ -51,7 +40,7 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
       config.operatorKeys,
       config.errtrackerClientSecret,
     );
-    if (!auth) throw new HttpError(401, TRACKER_DETAILS.canaryUnauthenticated);
+    if (!auth) throw errors.canaryUnauthenticated();
     try {
       const fields = canaryEventFields(payload, context, auth);
       const eventId = await recordExternalEvent(store.db, fields, now, { auth });
@@ -74,7 +63,7 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
       };
     } catch (error) {
       services.log.error({ err: error }, 'upstream canary not recorded');
-      throw new HttpError(500, TRACKER_DETAILS.canaryNotRecorded);
+      throw errors.canaryNotRecorded();
     }
   }
 
@@ -84,7 +73,7 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
     config.errtrackerClientSecret,
     config.appEnv === 'prod',
   );
-  if (!verdict.ok) throw new HttpError(401, verdict.reason);
+  if (!verdict.ok) throw errors.trackerSignatureFailed(verdict.reason);
 
   if (actionOf(payload) !== 'triggered') {
     return { status: 'ignored', reason: 'action is not triggered' };
@@ -113,7 +102,6 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
     return { status: 'ignored', reason: `level ${context.level} does not require analysis` };
   }
 
-  const job: AnalyzeIssueJob = { context, received_at: now };
-  await jobs.enqueue(ANALYZE_ISSUE_JOB, job, { jobId: `errtracker-${context.issue_id}-${now}` });
+  await enqueueIssueAnalysis(services, { context, received_at: now });
   return { status: 'accepted', issue_id: context.issue_id, message: 'Analysis scheduled' };
 }

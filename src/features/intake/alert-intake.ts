@@ -4,10 +4,9 @@ import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
 import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } from './converge.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
+import { enqueueIncidentFollowUp } from './incident-followup.js';
+import { latestIncidentIdOf } from './incident-records.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
-
-/** The background job that follows a newly opened incident: its card, repair, analysis. */
-export const ANALYZE_INCIDENT_JOB = 'incident.analyze';
 
 export interface ResolvedResult {
   status: 'resolved';
@@ -37,7 +36,7 @@ export function createAlertIntake(
   rules: AlertTypeRule[],
   hooks: IntakeHooks = {},
 ): AlertIntake {
-  const { store, clock, metrics, jobs } = services;
+  const { store, clock, metrics } = services;
   const convergeOrCreate = createConverger(store);
 
   function typeAlert(alert: FlatAlert, origin: string, now: number): TypedAlert {
@@ -69,21 +68,15 @@ export function createAlertIntake(
       const now = clock.now();
       const typed = typeAlert(alert, origin, now);
       if (alert.status === 'resolved') {
-        const latest = await store.db
-          .selectFrom('incidents')
-          .select('id')
-          .where('fingerprint', '=', typed.fingerprint)
-          .orderBy('seq', 'desc')
-          .limit(1)
-          .executeTakeFirst();
+        const latestId = (await latestIncidentIdOf(store.db, typed.fingerprint)) ?? null;
         // CONTRACT: resolved alerts "are recorded and create nothing".
-        await recordAlert(store.db, typed, latest?.id ?? null, 'resolved', now);
+        await recordAlert(store.db, typed, latestId, 'resolved', now);
         metrics.alertsProcessed.labels('resolved_recorded', origin).inc();
         return {
           status: 'resolved',
           alert_id: typed.alertId,
           fingerprint: typed.fingerprint,
-          incident_id: latest?.id ?? null,
+          incident_id: latestId,
           analysis_scheduled: false,
         };
       }
@@ -93,11 +86,7 @@ export function createAlertIntake(
         signalEntryId: options.signalEntryId,
       });
       if (result.status === 'created') {
-        await jobs.enqueue(
-          ANALYZE_INCIDENT_JOB,
-          { incident_id: result.incident_id },
-          { jobId: `analyze-${result.incident_id}` },
-        );
+        await enqueueIncidentFollowUp(services, result.incident_id);
       }
       if (result.status === 'converged' && result.approval_id) {
         hooks.onConverged?.(result.approval_id, result.hit_count);

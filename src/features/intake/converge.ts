@@ -1,8 +1,16 @@
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { insertApproval, riskForSeverity } from '../approvals/approval-records.js';
+import { insertAlerts } from './alert-records.js';
+import {
+  addIncidentHits,
+  type IncidentHead,
+  incidentHeadOf,
+  insertIncident,
+  openIncidentOf,
+} from './incident-records.js';
+import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
 
 /** spec, What the service does (2): a record that is pending, or younger than 5 minutes. */
 export const DEBOUNCE_WINDOW_MS = 5 * 60 * 1000;
@@ -49,8 +57,6 @@ interface Arrival {
   alert: TypedAlert;
   options: ConvergeOptions;
 }
-
-type IncidentHead = { id: string; approval_id: string | null; hit_count: number };
 
 export type ConvergeOrCreate = (
   alert: TypedAlert,
@@ -105,7 +111,7 @@ async function convergeBatch(tx: Tx, batch: Arrival[]): Promise<ConvergeResult[]
   if (fresh.length === 0) return results;
 
   const now = Math.max(...fresh.map((arrival) => arrival.options.now));
-  const existing = await openIncident(tx, fresh[0]!.alert.fingerprint, now);
+  const existing = await openIncidentOf(tx, fresh[0]!.alert.fingerprint, now - DEBOUNCE_WINDOW_MS);
   let head: IncidentHead;
   let joining = fresh;
   const outcomes: ConvergeResult[] = [];
@@ -118,21 +124,16 @@ async function convergeBatch(tx: Tx, batch: Arrival[]): Promise<ConvergeResult[]
     joining = fresh.slice(1);
   }
   if (joining.length > 0) {
-    const updated = await tx
-      .updateTable('incidents')
-      .set({ hit_count: sql`hit_count + ${joining.length}`, last_seen: now })
-      .where('id', '=', head.id)
-      .returning('hit_count')
-      .executeTakeFirstOrThrow();
-    const base = updated.hit_count - joining.length;
+    const hitCount = await addIncidentHits(tx, head.id, joining.length, now);
+    const base = hitCount - joining.length;
     joining.forEach((arrival, index) => {
       outcomes.push(resultOf(arrival.alert, head, 'converged', base + index + 1));
     });
   }
-  await tx
-    .insertInto('alerts')
-    .values(fresh.map((arrival, index) => alertRow(arrival, head.id, outcomes[index]!.status)))
-    .execute();
+  await insertAlerts(
+    tx,
+    fresh.map((arrival, index) => alertRow(arrival, head.id, outcomes[index]!.status)),
+  );
   const fromSignals = fresh.flatMap((arrival, index) =>
     arrival.options.signalEntryId
       ? [
@@ -145,7 +146,7 @@ async function convergeBatch(tx: Tx, batch: Arrival[]): Promise<ConvergeResult[]
         ]
       : [],
   );
-  if (fromSignals.length > 0) await tx.insertInto('signal_outcomes').values(fromSignals).execute();
+  if (fromSignals.length > 0) await insertSignalOutcomes(tx, fromSignals);
   let next = 0;
   batch.forEach((_arrival, index) => {
     if (!replays.has(index)) results[index] = outcomes[next++]!;
@@ -158,11 +159,7 @@ async function earlierOutcomes(tx: Tx, batch: Arrival[]): Promise<Map<number, st
   const replays = new Map<number, string | null>();
   const ids = batch.map((arrival) => arrival.options.signalEntryId).filter(Boolean) as string[];
   if (ids.length === 0) return replays;
-  const rows = await tx
-    .selectFrom('signal_outcomes')
-    .select(['entry_id', 'incident_id'])
-    .where('entry_id', 'in', ids)
-    .execute();
+  const rows = await signalOutcomesOf(tx, ids);
   const handled = new Map(rows.map((row) => [row.entry_id, row.incident_id]));
   const seen = new Set<string>();
   batch.forEach((arrival, index) => {
@@ -172,23 +169,6 @@ async function earlierOutcomes(tx: Tx, batch: Arrival[]): Promise<Map<number, st
     seen.add(id);
   });
   return replays;
-}
-
-function openIncident(tx: Tx, fingerprint: string, now: number): Promise<IncidentHead | undefined> {
-  return tx
-    .selectFrom('incidents')
-    .leftJoin('approvals', 'approvals.id', 'incidents.approval_id')
-    .select(['incidents.id', 'incidents.approval_id', 'incidents.hit_count'])
-    .where('incidents.fingerprint', '=', fingerprint)
-    .where((eb) =>
-      eb.or([
-        eb('approvals.status', '=', 'pending'),
-        eb('incidents.first_seen', '>', now - DEBOUNCE_WINDOW_MS),
-      ]),
-    )
-    .orderBy('incidents.seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
 }
 
 function resultOf(
@@ -236,29 +216,26 @@ async function createIncident(
     },
     options.now,
   );
-  await tx
-    .insertInto('incidents')
-    .values({
-      id: incidentId,
-      fingerprint: alert.fingerprint,
-      namespace: alert.namespace,
-      workload: alert.workload,
-      alert_type: alert.alertType,
-      alert_type_source: alert.alertTypeSource,
-      alert_name: alert.alertName,
-      severity: alert.severity,
-      source: alert.source,
-      target_resource: alert.targetResource,
-      message: alert.message,
-      labels: JSON.stringify(alert.labels),
-      annotations: JSON.stringify(alert.annotations),
-      status: 'open',
-      hit_count: 1,
-      first_seen: options.now,
-      last_seen: options.now,
-      approval_id: approvalId,
-    })
-    .execute();
+  await insertIncident(tx, {
+    id: incidentId,
+    fingerprint: alert.fingerprint,
+    namespace: alert.namespace,
+    workload: alert.workload,
+    alert_type: alert.alertType,
+    alert_type_source: alert.alertTypeSource,
+    alert_name: alert.alertName,
+    severity: alert.severity,
+    source: alert.source,
+    target_resource: alert.targetResource,
+    message: alert.message,
+    labels: JSON.stringify(alert.labels),
+    annotations: JSON.stringify(alert.annotations),
+    status: 'open',
+    hit_count: 1,
+    first_seen: options.now,
+    last_seen: options.now,
+    approval_id: approvalId,
+  });
   return { id: incidentId, approval_id: approvalId, hit_count: 1 };
 }
 
@@ -267,11 +244,7 @@ async function replayedResult(
   alert: TypedAlert,
   incidentId: string | null,
 ): Promise<ConvergeResult> {
-  const incident = await tx
-    .selectFrom('incidents')
-    .select(['id', 'approval_id', 'hit_count'])
-    .where('id', '=', incidentId ?? '')
-    .executeTakeFirstOrThrow();
+  const incident = await incidentHeadOf(tx, incidentId ?? '');
   return resultOf(alert, incident, 'converged', incident.hit_count);
 }
 
@@ -295,9 +268,8 @@ export async function recordAlert(
   outcome: string,
   now: number,
 ): Promise<void> {
-  await tx
-    .insertInto('alerts')
-    .values({
+  await insertAlerts(tx, [
+    {
       alert_id: alert.alertId,
       incident_id: incidentId,
       fingerprint: alert.fingerprint,
@@ -305,6 +277,6 @@ export async function recordAlert(
       outcome,
       received_at: now,
       payload: JSON.stringify(alert.payload ?? null),
-    })
-    .execute();
+    },
+  ]);
 }

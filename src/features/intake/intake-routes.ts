@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
@@ -34,9 +35,10 @@ const validateAlertmanager =
 
 /** The signed alert and signal webhooks (spec, Webhooks). */
 export async function intakeRoutes(
-  app: FastifyInstance,
+  untyped: FastifyInstance,
   { services, intake }: { services: Services; intake: AlertIntake },
 ) {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   acceptSignedJson(app);
   app.addHook('preValidation', verifySignedWebhook(services));
   const { stream, metrics, clock } = services;
@@ -53,7 +55,7 @@ export async function intakeRoutes(
       },
     },
     async (request) => {
-      const signal = request.body as SignalBody;
+      const signal = request.body;
       let messageId: string;
       try {
         const fields = signalToStreamFields(signal, new Date(clock.now()));
@@ -91,7 +93,7 @@ export async function intakeRoutes(
         const { alerts } = fromAlertmanager(validateAlertmanager(body));
         const results: AlertResult[] = [];
         for (const alert of alerts) results.push(await intake.accept(alert, 'alertmanager'));
-        return { status: 'batch', results };
+        return { status: 'batch' as const, results };
       }
       const flat = validateFlat(body);
       if (!flat.alert_name && !flat.alert_type) {

@@ -3,10 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/console-auth.js';
-import { decodeCursor, listNewestFirst, PageOf, PageQuery, pageOf } from '../../http/pagination.js';
+import { decodeCursor, PageOf, PageQuery, pageOf } from '../../http/pagination.js';
 import { NullableString } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
-import { INCIDENT_SUMMARY_COLUMNS, incidentSummary, incidentView } from './incident-view.js';
+import { recentAlertsOf } from './alert-records.js';
+import { findIncident, listIncidents } from './incident-records.js';
+import { incidentView } from './incident-view.js';
+import { signalOutcomesOf } from './signal-outcome-records.js';
 import { SIGNALS_STREAM, signalFromStreamFields } from './signal-schema.js';
 
 const IncidentQuery = Type.Object({
@@ -35,6 +38,22 @@ const IncidentSummary = Type.Object({
 });
 
 const FreeFormObject = Type.Record(Type.String(), Type.Unknown());
+
+const IncidentDetail = Type.Object({
+  ...IncidentSummary.properties,
+  message: Type.String(),
+  labels: FreeFormObject,
+  annotations: FreeFormObject,
+  grouping: Type.Object({}, { additionalProperties: true }),
+  recent_alerts: Type.Array(
+    Type.Object({
+      alert_id: Type.String(),
+      origin: Type.String(),
+      outcome: Type.String(),
+      received_at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
 
 const SignalItem = Type.Object({
   id: Type.String({ description: 'stream entry id' }),
@@ -84,40 +103,25 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
     },
     async (request) => {
       const { status, namespace, alert_type, fingerprint } = request.query;
-      return listNewestFirst(
-        store.db,
-        'incidents',
-        { status, namespace, alert_type, fingerprint },
-        request.query,
-        { columns: INCIDENT_SUMMARY_COLUMNS, viewsOf: (rows) => rows.map(incidentSummary) },
-      );
+      return listIncidents(store.db, { status, namespace, alert_type, fingerprint }, request.query);
     },
   );
 
-  app.get(
+  typed.get(
     '/incidents/:id',
     {
       schema: {
         summary: 'One incident with its grouping explanation and latest alerts',
         tags: ['read'],
         params: Type.Object({ id: Type.String() }),
+        response: { 200: IncidentDetail, 404: Type.Object({ detail: Type.String() }) },
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
-      const row = await store.db
-        .selectFrom('incidents')
-        .selectAll()
-        .where('id', '=', id)
-        .executeTakeFirst();
+      const { id } = request.params;
+      const row = await findIncident(store.db, id);
       if (!row) throw errors.notFound('Incident', id);
-      const alerts = await store.db
-        .selectFrom('alerts')
-        .select(['alert_id', 'origin', 'outcome', 'received_at'])
-        .where('incident_id', '=', id)
-        .orderBy('seq', 'desc')
-        .limit(20)
-        .execute();
+      const alerts = await recentAlertsOf(store.db, id, 20);
       return {
         ...incidentView(row),
         recent_alerts: alerts.map((alert) => ({
@@ -147,13 +151,7 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
       });
       const page = entries.slice(0, limit);
       const ids = page.map((entry) => entry.id);
-      const outcomes = ids.length
-        ? await store.db
-            .selectFrom('signal_outcomes')
-            .selectAll()
-            .where('entry_id', 'in', ids)
-            .execute()
-        : [];
+      const outcomes = ids.length ? await signalOutcomesOf(store.db, ids) : [];
       const byId = new Map(outcomes.map((row) => [row.entry_id, row]));
       return {
         stream: SIGNALS_STREAM,

@@ -4,6 +4,7 @@ import type { AlertIntake } from './alert-intake.js';
 import { stringMap } from './alert-schema.js';
 import { workloadOf } from './fingerprint.js';
 import type { FlatAlert } from './normalize-alert.js';
+import { recordSignalOutcomesOnce } from './signal-outcome-records.js';
 import { SIGNALS_STREAM, type StoredSignal, signalFromStreamFields } from './signal-schema.js';
 
 export const SIGNAL_CONSUMER_GROUP = 'signal-consumer';
@@ -37,18 +38,15 @@ export function startSignalConsumer(
   async function recordInfo(ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     const processedAt = clock.now();
-    await store.db
-      .insertInto('signal_outcomes')
-      .values(
-        ids.map((id) => ({
-          entry_id: id,
-          outcome: 'recorded',
-          incident_id: null,
-          processed_at: processedAt,
-        })),
-      )
-      .onConflict((oc) => oc.column('entry_id').doNothing())
-      .execute();
+    await recordSignalOutcomesOnce(
+      store.db,
+      ids.map((id) => ({
+        entry_id: id,
+        outcome: 'recorded',
+        incident_id: null,
+        processed_at: processedAt,
+      })),
+    );
     metrics.signalsConsumed.labels('recorded').inc(ids.length);
   }
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { BODY_PROBLEMS, errors, HMAC_REASONS, HttpError } from '../../errors.js';
+import { BODY_PROBLEMS, errors, HMAC_REASONS } from '../../errors.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
 import { type TimestampTolerance, verifyWebhookSignature } from './webhook-signature.js';
@@ -66,7 +66,7 @@ export function verifySignedWebhook(services: Services) {
       const first = await once.claim('webhook-signature', verdict.replayKey, verdict.acceptableFor);
       if (!first) throw errors.hmacFailed(HMAC_REASONS.replayed);
     }
-    if (request.rawBody === undefined) throw new HttpError(400, BODY_PROBLEMS.empty);
-    if (request.bodyParseError !== undefined) throw new HttpError(400, request.bodyParseError);
+    if (request.rawBody === undefined) throw errors.badBody(BODY_PROBLEMS.empty);
+    if (request.bodyParseError !== undefined) throw errors.badBody(request.bodyParseError);
   };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { HMAC_REASONS } from '../../errors.js';
+import { hmacSha256Hex } from '../../support/hmac.js';
 
 export type SignatureVerdict =
   | {
@@ -35,10 +36,6 @@ export interface SignaturePolicy {
 }
 
 const SIGNATURE_FORMAT = /^sha256=([0-9a-fA-F]{64})$/;
-
-export function hmacSha256Hex(secret: string, payload: Buffer | string): string {
-  return crypto.createHmac('sha256', secret).update(payload).digest('hex');
-}
 
 /**
  * spec, Authentication: `X-Signature-256: sha256=<hex>`, an HMAC-SHA256 of the raw body,

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import { ALERT_TYPES, CUSTOM_ALERT_TYPE } from '../intake/alert-type-table.js';
+import { incidentsByAlertType } from '../intake/incident-records.js';
 import { matchPlaybook } from '../repair/playbooks.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { optionalInput, requiredInput } from './compose.js';
@@ -55,21 +55,8 @@ export function batchOf(plan: CoveragePlan, alertType: string): string {
 
 /** Incidents per alert type: how often the service has really seen each. */
 export async function incidentsByType(ctx: ReadbackContext) {
-  const rows = await ctx.services.store.db
-    .selectFrom('incidents')
-    .select([
-      'alert_type',
-      sql<number>`count(*)`.as('incidents'),
-      sql<number>`max(last_seen)`.as('last_seen'),
-    ])
-    .groupBy('alert_type')
-    .execute();
-  return new Map(
-    rows.map((row) => [
-      row.alert_type,
-      { incidents: Number(row.incidents), last_seen: Number(row.last_seen) },
-    ]),
-  );
+  const rows = await incidentsByAlertType(ctx.services.store.db);
+  return new Map(rows.map(({ alert_type, ...seen }) => [alert_type, seen]));
 }
 
 function originOf(ctx: ReadbackContext, type: string): string {

@@ -1,3 +1,4 @@
+import { operationExists } from '../repair/operation-log.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { optionalInput } from './compose.js';
 import { DocumentReader, isRecord } from './document-shape.js';
@@ -34,12 +35,7 @@ async function resolveRef(ctx: ReadbackContext, ref: unknown): Promise<RefState>
         : 'unresolved';
     }
     case 'oplog': {
-      const row = await ctx.services.store.db
-        .selectFrom('operation_log')
-        .select('id')
-        .where('id', '=', value)
-        .executeTakeFirst();
-      return row ? 'resolved' : 'unresolved';
+      return (await operationExists(ctx.services.store.db, value)) ? 'resolved' : 'unresolved';
     }
     case 'playbook':
       return ctx.playbooks.some((playbook) => playbook.id === value) ? 'resolved' : 'unresolved';

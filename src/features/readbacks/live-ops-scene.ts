@@ -1,3 +1,5 @@
+import { countIncidentsSeenSince, lastIncidentSeenAt } from '../intake/incident-records.js';
+import { latestOperations } from '../repair/operation-log.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { runtimeControl } from './runtime-control.js';
 
@@ -108,24 +110,10 @@ export function buildScene(input: {
 export async function liveOpsScene(ctx: ReadbackContext) {
   const control = await runtimeControl(ctx);
   const db = ctx.services.store.db;
-  const rows = await db
-    .selectFrom('operation_log')
-    .select(['seq', 'type', 'actor', 'success', 'created_at', 'action_detail'])
-    .orderBy('seq', 'desc')
-    .limit(TRACE_LENGTH)
-    .execute();
+  const rows = await latestOperations(db, TRACE_LENGTH);
   const now = ctx.now();
-  const latest = await db
-    .selectFrom('incidents')
-    .select('last_seen')
-    .orderBy('last_seen', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  const recentIntake = await db
-    .selectFrom('incidents')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('last_seen', '>=', now - ACTIVE_WINDOW_MS)
-    .executeTakeFirst();
+  const lastIntakeAt = await lastIncidentSeenAt(db);
+  const recentIntake = await countIncidentsSeenSince(db, now - ACTIVE_WINDOW_MS);
   return {
     schema_version: 'agentcore_live_ops_scene_state_v1',
     ...buildScene({
@@ -142,8 +130,8 @@ export async function liveOpsScene(ctx: ReadbackContext) {
             : row.action_detail,
       })),
       workItems: control.work_items,
-      lastIntakeAt: latest ? Number(latest.last_seen) : null,
-      recentIntake: Number(recentIntake?.n ?? 0),
+      lastIntakeAt,
+      recentIntake,
       chatConfigured: ctx.services.chat.configured,
     }),
     policy_summary: control.summary,

@@ -1,6 +1,12 @@
 import crypto from 'node:crypto';
 import type { Db, Store } from '../../ports/store.js';
-import { appendInTx, type OperationType } from '../repair/operation-log.js';
+import {
+  appendInTx,
+  type OperationType,
+  operationsOfType,
+  recordedActionDetails,
+  withOperationLogLock,
+} from '../repair/operation-log.js';
 
 /** Who the readback writers write as (spec, Readbacks: POST; operation-log `actor`). */
 export const READBACK_WRITER_ACTOR = 'readback-writer';
@@ -46,18 +52,9 @@ export function appendReceiptsOnce(
   now: number,
 ): Promise<WriteOutcome> {
   if (receipts.length === 0) return Promise.resolve({ written: [], already_recorded: [] });
-  return store.withLock('operation_log', async (tx) => {
-    const existing = new Set<string>();
+  return withOperationLogLock(store, async (tx) => {
     const keys = [...new Set(receipts.map((receipt) => receipt.key))];
-    for (let at = 0; at < keys.length; at += 500) {
-      const rows = await tx
-        .selectFrom('operation_log')
-        .select('action_detail')
-        .where('type', '=', type)
-        .where('action_detail', 'in', keys.slice(at, at + 500))
-        .execute();
-      for (const row of rows) existing.add(row.action_detail);
-    }
+    const existing = await recordedActionDetails(tx, type, keys);
     const written: StoredReceipt[] = [];
     for (const receipt of receipts) {
       if (existing.has(receipt.key)) continue;
@@ -87,12 +84,7 @@ export function appendReceiptsOnce(
 
 /** Every receipt of one type, oldest first. */
 export async function readReceipts(db: Db, type: OperationType): Promise<StoredReceipt[]> {
-  const rows = await db
-    .selectFrom('operation_log')
-    .select(['id', 'action_detail', 'context', 'created_at'])
-    .where('type', '=', type)
-    .orderBy('seq')
-    .execute();
+  const rows = await operationsOfType(db, type);
   return rows.map((row) => ({
     id: row.id,
     key: row.action_detail,

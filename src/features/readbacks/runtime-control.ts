@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import type { RiskLevel } from '../approvals/approval-records.js';
-import { OPERATION_TYPES } from '../repair/operation-log.js';
+import { OPERATION_TYPES, operationCountsByType } from '../repair/operation-log.js';
 import { RISK_LEVELS } from '../repair/playbooks.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { optionalInput } from './compose.js';
@@ -86,17 +85,7 @@ export function workItemsOf(document: Record<string, unknown> | undefined) {
 }
 
 async function operationCounts(ctx: ReadbackContext) {
-  const since = ctx.now() - DAY_MS;
-  const rows = await ctx.services.store.db
-    .selectFrom('operation_log')
-    .select([
-      'type',
-      'success',
-      sql<number>`count(*)`.as('total'),
-      sql<number>`sum(case when created_at >= ${since} then 1 else 0 end)`.as('last_24h'),
-    ])
-    .groupBy(['type', 'success'])
-    .execute();
+  const rows = await operationCountsByType(ctx.services.store.db, ctx.now() - DAY_MS);
   const count = (type: string, success?: number, field: 'total' | 'last_24h' = 'total') =>
     rows
       .filter((r) => r.type === type && (success === undefined || Number(r.success) === success))

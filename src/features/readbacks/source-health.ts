@@ -1,5 +1,11 @@
 import fs from 'node:fs';
+import type { Db } from '../../ports/store.js';
+import { countApprovalsSince } from '../approvals/approval-records.js';
+import { countExternalEventsSince } from '../errtracker/external-event-records.js';
+import { countAlertsSince } from '../intake/alert-records.js';
+import { countIncidentsSince } from '../intake/incident-records.js';
 import { SIGNALS_STREAM } from '../intake/signal-schema.js';
+import { countOperationsSince } from '../repair/operation-log.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { optionalInput } from './compose.js';
 import { DocumentReader } from './document-shape.js';
@@ -12,6 +18,16 @@ import { DocumentReader } from './document-shape.js';
  * source answered, which is what the interpretation says. The preview is never sent.
  */
 export const SOURCE_HEALTH = 'agent-report-source-health';
+
+/** What the report counts in its window, each by its table's records module. */
+const WINDOW_COUNTS: ReadonlyArray<readonly [string, (db: Db, since: number) => Promise<number>]> =
+  [
+    ['alerts', countAlertsSince],
+    ['incidents', countIncidentsSince],
+    ['approvals', countApprovalsSince],
+    ['operations', countOperationsSince],
+    ['tracker_events', countExternalEventsSince],
+  ];
 
 export interface SourceCheck {
   source: string;
@@ -64,18 +80,6 @@ export async function sourceHealth(ctx: ReadbackContext) {
   const title = read.optionalText(settings, 'report_title') ?? 'Agent operations daily report';
   const { store, stream, chat } = ctx.services;
   const since = ctx.now() - windowHours * 3600 * 1000;
-  const countSince = async (
-    table: 'alerts' | 'incidents' | 'approvals' | 'operation_log' | 'external_alert_events',
-    column: string,
-  ) => {
-    const row = await store.db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      // biome-ignore lint/suspicious/noExplicitAny: the time column differs per table
-      .where(column as any, '>=', since)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  };
   const sources: SourceCheck[] = await Promise.all([
     check('database', async () => {
       const started = performance.now();
@@ -85,7 +89,7 @@ export async function sourceHealth(ctx: ReadbackContext) {
     check('signal_stream', async () => `${await stream.length(SIGNALS_STREAM)} entries`),
     check(
       'operation_log',
-      async () => `${await countSince('operation_log', 'created_at')} entries in the window`,
+      async () => `${await countOperationsSince(store.db, since)} entries in the window`,
     ),
     check('readback_dir', async () => {
       const files = fs.readdirSync(ctx.files.dir).filter((file) => file.endsWith('.json'));
@@ -99,15 +103,9 @@ export async function sourceHealth(ctx: ReadbackContext) {
     detail: chat.configured ? 'configured; not called by this readback' : 'no bot token',
   });
   const counts: Record<string, number> = {};
-  for (const [name, table, column] of [
-    ['alerts', 'alerts', 'received_at'],
-    ['incidents', 'incidents', 'first_seen'],
-    ['approvals', 'approvals', 'created_at'],
-    ['operations', 'operation_log', 'created_at'],
-    ['tracker_events', 'external_alert_events', 'created_at'],
-  ] as const) {
+  for (const [name, countSince] of WINDOW_COUNTS) {
     try {
-      counts[name] = await countSince(table, column);
+      counts[name] = await countSince(store.db, since);
     } catch {
       counts[name] = 0;
     }

@@ -1,9 +1,9 @@
 import type { Executor } from '../../ports/executor.js';
 import type { Services } from '../../services.js';
 import type { ApprovalStatus } from '../approvals/approval-records.js';
-import { appendOperation } from './operation-log.js';
+import { appendOperation, countSuccessfulRuns } from './operation-log.js';
 import { matchPlaybook, type Playbook } from './playbooks.js';
-import { countSuccessfulRuns, loadRepairCase, type RepairCase } from './repair-case.js';
+import { loadRepairCase, type RepairCase } from './repair-case.js';
 import { decideRepair, type RepairDecision } from './repair-decision.js';
 import { repairResultText } from './repair-result-text.js';
 import { type RepairResult, recordExecution, runPlaybook } from './run-playbook.js';

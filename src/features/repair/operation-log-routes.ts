@@ -2,10 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { requireReadApiAccess } from '../../http/console-auth.js';
-import { listNewestFirst, PageOf, PageQuery } from '../../http/pagination.js';
+import { PageOf, PageQuery } from '../../http/pagination.js';
 import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
-import { OPERATION_TYPES, operationView, verifyOperationChain } from './operation-log.js';
+import { listOperations, OPERATION_TYPES, verifyOperationChain } from './operation-log.js';
 
 /**
  * An entry as the list shows it: whole. Every field is spec'd for the list, and the large
@@ -55,13 +55,7 @@ export async function operationLogRoutes(
     },
     async (request) => {
       const { approval_id, incident_id, type } = request.query;
-      return listNewestFirst(
-        store.db,
-        'operation_log',
-        { approval_id, incident_id, type },
-        request.query,
-        { viewsOf: (rows) => rows.map(operationView) },
-      );
+      return listOperations(store.db, { approval_id, incident_id, type }, request.query);
     },
   );
 
@@ -74,6 +68,14 @@ export async function operationLogRoutes(
           'Each entry carries the hash of the previous one; intact is false from the first ' +
           'entry whose content or link does not hold.',
         tags: ['read'],
+        response: {
+          200: Type.Object({
+            intact: Type.Boolean(),
+            entries: Type.Integer(),
+            first_broken_id: NullableString,
+            reason: NullableString,
+          }),
+        },
       },
     },
     () => verifyOperationChain(store.db),

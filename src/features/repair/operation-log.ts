@@ -1,60 +1,31 @@
-import crypto from 'node:crypto';
-import type { Selectable } from 'kysely';
-import type { Db, Store, Tables, Tx } from '../../ports/store.js';
+import { sql } from 'kysely';
+import { listNewestFirst, type Page } from '../../http/pagination.js';
+import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
+import { inChunks } from '../../support/in-chunks.js';
+import {
+  type ChainVerdict,
+  GENESIS_HASH,
+  type OperationEntry,
+  type OperationType,
+  operationHash,
+  operationView,
+} from './operation-entry.js';
+
+export {
+  type ChainVerdict,
+  GENESIS_HASH,
+  OPERATION_TYPES,
+  type OperationEntry,
+  type OperationType,
+  operationHash,
+  operationView,
+} from './operation-entry.js';
 
 /**
- * spec, Automatic repair: "Operation-log entry types written" (the first four). The last three
- * are the metadata-only receipts of the readback writers (spec, Readbacks: POST, "writes ...
- * to the operation log"; issue 6): dispatch, consumer context and live alert receipts.
+ * The `operation_log` table's one module: the hash-chained append, its verification and
+ * every read of the log (repair, readbacks, chat, analysis call these).
  */
-export const OPERATION_TYPES = [
-  'AUTO_REPAIR_TRIGGERED',
-  'EXECUTION_COMPLETED',
-  'CHAT_RESULT_SENT',
-  'CHAT_SENT',
-  'WRITEBACK_DISPATCH_RECEIPT',
-  'WRITEBACK_CONSUMER_RECEIPT',
-  'ALERT_LIVE_RECEIPT',
-] as const;
-export type OperationType = (typeof OPERATION_TYPES)[number];
-
-export interface OperationEntry {
-  type: OperationType;
-  incidentId: string | null;
-  approvalId: string | null;
-  actor: string;
-  actionDetail: string;
-  success: boolean;
-  errorMessage: string | null;
-  context: Record<string, unknown>;
-}
-
-type OperationRow = Selectable<Tables['operation_log']>;
-
-/** The first entry's predecessor. */
-export const GENESIS_HASH = '0'.repeat(64);
-
-/**
- * Each entry's hash covers its content and the previous entry's hash, so altering,
- * removing or reordering any row breaks every hash after it.
- */
-export function operationHash(row: Omit<OperationRow, 'seq' | 'hash'>): string {
-  const canonical = JSON.stringify([
-    row.id,
-    row.type,
-    row.incident_id,
-    row.approval_id,
-    row.actor,
-    row.action_detail,
-    row.success,
-    row.error_message,
-    row.context,
-    row.created_at,
-    row.prev_hash,
-  ]);
-  return crypto.createHash('sha256').update(canonical).digest('hex');
-}
 
 /** Appends inside a transaction holding the `operation_log` lock (check-then-append writers). */
 export async function appendInTx(tx: Tx, entry: OperationEntry, now: number): Promise<string> {
@@ -84,6 +55,14 @@ export async function appendInTx(tx: Tx, entry: OperationEntry, now: number): Pr
   return row.id;
 }
 
+/**
+ * Runs `work` in a transaction holding the operation log's lock, the one every append takes:
+ * a writer that checks the log before appending (receipts written once) does both inside.
+ */
+export function withOperationLogLock<T>(store: Store, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return store.withLock('operation_log', work);
+}
+
 type Append = (item: { entry: OperationEntry; now: number }) => Promise<string>;
 const appenders = new WeakMap<Store, Append>();
 
@@ -95,7 +74,7 @@ export function appendOperation(store: Store, entry: OperationEntry, now: number
   let append = appenders.get(store);
   if (!append) {
     const batch = groupCommit<{ entry: OperationEntry; now: number }, string>((items) =>
-      store.withLock('operation_log', async (tx) => {
+      withOperationLogLock(store, async (tx) => {
         const ids: string[] = [];
         for (const item of items) ids.push(await appendInTx(tx, item.entry, item.now));
         return ids;
@@ -105,14 +84,6 @@ export function appendOperation(store: Store, entry: OperationEntry, now: number
     appenders.set(store, append);
   }
   return append({ entry, now });
-}
-
-export interface ChainVerdict {
-  intact: boolean;
-  entries: number;
-  /** The first entry whose hash or link does not hold. */
-  first_broken_id: string | null;
-  reason: string | null;
 }
 
 /** Walks the whole chain in order, in pages, recomputing every hash. */
@@ -155,19 +126,133 @@ export async function verifyOperationChain(db: Db, pageSize = 1000): Promise<Cha
   }
 }
 
-export function operationView(row: OperationRow) {
-  return {
-    id: row.id,
-    type: row.type,
-    incident_id: row.incident_id,
-    approval_id: row.approval_id,
-    actor: row.actor,
-    action_detail: row.action_detail,
-    success: row.success === 1,
-    error_message: row.error_message,
-    context: JSON.parse(row.context) as Record<string, unknown>,
-    created_at: new Date(row.created_at).toISOString(),
-    hash: row.hash,
-    prev_hash: row.prev_hash,
-  };
+export interface OperationFilters {
+  approval_id?: string;
+  incident_id?: string;
+  type?: string;
+}
+
+/** One page of entries, newest first, each whole. */
+export function listOperations(
+  db: Db,
+  filters: OperationFilters,
+  page: { limit?: number; cursor?: string },
+): Promise<Page<ReturnType<typeof operationView>>> {
+  const { approval_id, incident_id, type } = filters;
+  return listNewestFirst(db, 'operation_log', { approval_id, incident_id, type }, page, {
+    viewsOf: (rows) => rows.map(operationView),
+  });
+}
+
+export async function operationExists(db: Db, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('operation_log')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The first `limit` entries about one approval, oldest first. */
+export function operationsOfApproval(db: Db, approvalId: string, limit: number) {
+  return db
+    .selectFrom('operation_log')
+    .select(['type', 'actor', 'action_detail', 'success', 'created_at'])
+    .where('approval_id', '=', approvalId)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
+/** The newest `limit` entries, newest first, without their context. */
+export function latestOperations(db: Db, limit: number) {
+  return db
+    .selectFrom('operation_log')
+    .select(['seq', 'type', 'actor', 'success', 'created_at', 'action_detail'])
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Every entry of one type, oldest first, without its chain fields. */
+export function operationsOfType(db: Db, type: OperationType) {
+  return db
+    .selectFrom('operation_log')
+    .select(['id', 'action_detail', 'context', 'created_at'])
+    .where('type', '=', type)
+    .orderBy('seq')
+    .execute();
+}
+
+/** Which of `details` entries of `type` already carry as their action detail. */
+export async function recordedActionDetails(
+  tx: Tx,
+  type: OperationType,
+  details: string[],
+): Promise<Set<string>> {
+  const recorded = new Set<string>();
+  for (const chunk of inChunks(details)) {
+    const rows = await tx
+      .selectFrom('operation_log')
+      .select('action_detail')
+      .where('type', '=', type)
+      .where('action_detail', 'in', chunk)
+      .execute();
+    for (const row of rows) recorded.add(row.action_detail);
+  }
+  return recorded;
+}
+
+/** Per type and outcome: how many entries in all, and how many at or after `since`. */
+export function operationCountsByType(db: Db, since: number) {
+  return db
+    .selectFrom('operation_log')
+    .select([
+      'type',
+      'success',
+      sql<number>`count(*)`.as('total'),
+      sql<number>`sum(case when created_at >= ${since} then 1 else 0 end)`.as('last_24h'),
+    ])
+    .groupBy(['type', 'success'])
+    .execute();
+}
+
+/** Entries written at or after `since`. */
+export async function countOperationsSince(db: Db, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('operation_log')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** The `EXECUTION_COMPLETED` entries of some incidents, dry runs included. */
+export function executionsOfIncidents(db: Db, incidentIds: readonly string[]) {
+  return db
+    .selectFrom('operation_log')
+    .select(['success', 'context'])
+    .where('type', '=', 'EXECUTION_COMPLETED')
+    .where('incident_id', 'in', incidentIds)
+    .execute();
+}
+
+/**
+ * Successful real runs of a playbook. Dry runs do not count: a playbook that has only been
+ * simulated has never changed a cluster, so its first real run is still a cold start.
+ */
+export async function countSuccessfulRuns(db: Db, playbookId: string): Promise<number> {
+  // The LIKE narrows the scan portably (no JSON operators shared by SQLite and PostgreSQL);
+  // playbook ids are kebab-case, so they hold no LIKE wildcards. Parsing confirms each row.
+  const rows = await db
+    .selectFrom('operation_log')
+    .select('context')
+    .where('type', '=', 'EXECUTION_COMPLETED')
+    .where('success', '=', 1)
+    .where('context', 'like', `%"playbook_id":${JSON.stringify(playbookId)}%`)
+    .execute();
+  return rows.filter((row) => {
+    const context = JSON.parse(row.context) as { playbook_id?: unknown; executor?: unknown };
+    return context.playbook_id === playbookId && context.executor !== 'dry-run';
+  }).length;
 }

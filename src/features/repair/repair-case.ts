@@ -1,6 +1,6 @@
-import type { Selectable } from 'kysely';
-import type { Db, Tables } from '../../ports/store.js';
+import type { Db } from '../../ports/store.js';
 import { type Approval, findApproval } from '../approvals/approval-records.js';
+import { findIncident, type IncidentRow } from '../intake/incident-records.js';
 import type { RepairSubject } from './playbooks.js';
 import type { IncidentSeverity } from './repair-decision.js';
 import type { RepairTarget } from './run-playbook.js';
@@ -14,20 +14,12 @@ export interface RepairCase {
   target: RepairTarget;
 }
 
-type IncidentRow = Selectable<Tables['incidents']>;
-
 const SEVERITIES: readonly string[] = ['P0', 'P1', 'P2', 'P3'];
 
 export async function loadRepairCase(db: Db, approvalId: string): Promise<RepairCase | undefined> {
   const approval = await findApproval(db, approvalId);
   if (!approval) return undefined;
-  const incident = approval.incident_id
-    ? await db
-        .selectFrom('incidents')
-        .selectAll()
-        .where('id', '=', approval.incident_id)
-        .executeTakeFirst()
-    : undefined;
+  const incident = approval.incident_id ? await findIncident(db, approval.incident_id) : undefined;
   return repairCaseOf(approval, incident);
 }
 
@@ -60,26 +52,6 @@ export function repairCaseOf(approval: Approval, incident: IncidentRow | undefin
       approval_id: approval.id,
     },
   };
-}
-
-/**
- * Successful real runs of a playbook. Dry runs do not count: a playbook that has only been
- * simulated has never changed a cluster, so its first real run is still a cold start.
- */
-export async function countSuccessfulRuns(db: Db, playbookId: string): Promise<number> {
-  // The LIKE narrows the scan portably (no JSON operators shared by SQLite and PostgreSQL);
-  // playbook ids are kebab-case, so they hold no LIKE wildcards. Parsing confirms each row.
-  const rows = await db
-    .selectFrom('operation_log')
-    .select('context')
-    .where('type', '=', 'EXECUTION_COMPLETED')
-    .where('success', '=', 1)
-    .where('context', 'like', `%"playbook_id":${JSON.stringify(playbookId)}%`)
-    .execute();
-  return rows.filter((row) => {
-    const context = JSON.parse(row.context) as { playbook_id?: unknown; executor?: unknown };
-    return context.playbook_id === playbookId && context.executor !== 'dry-run';
-  }).length;
 }
 
 function textOf(value: unknown): string | undefined {

@@ -1,17 +1,36 @@
 import type { Services } from '../../services.js';
-import { evaluateAutoRepair, type RepairDeps } from './auto-repair.js';
+import { moveApproval } from '../approvals/approval-moves.js';
+import type { ApprovalStatus } from '../approvals/approval-records.js';
+import { evaluateAutoRepair, executeApprovedPlaybook, type RepairDeps } from './auto-repair.js';
+import type { Playbook } from './playbooks.js';
+import { notifyResultInChat } from './repair-chat.js';
 
 /** Job name (no ':', JobQueue.process); payload `{approval_id}`. */
 export const EVALUATE_REPAIR_JOB = 'repair.evaluate';
+/** Payload `{approval_id, actor}`; the name is older than this module and kept for queued jobs. */
+export const EXECUTE_APPROVAL_JOB = 'approval.execute';
 /** Playbooks mostly wait on the cluster (`rollout status`); a few at once is plenty. */
 export const REPAIR_JOB_CONCURRENCY = 2;
+/** Approved executions were people's decisions; a few more of them run side by side. */
+const EXECUTION_CONCURRENCY = 4;
 
-/**
- * Registers the evaluation job; call before `services.jobs.start()`. Executing an approved
- * approval is the approvals feature's job (approval-moves.ts, EXECUTE_APPROVAL_JOB), whose
- * handler calls executeApprovedPlaybook.
- */
-export function registerRepairJobs(services: Services, deps: RepairDeps): void {
+/** The repair feature's collaborators as the service runs them; tests swap single parts. */
+export function repairDeps(services: Services, playbooks: readonly Playbook[]): RepairDeps {
+  return {
+    executor: services.executor,
+    playbooks,
+    moveApproval: (id, from, to, actor, channel) =>
+      moveApproval(services.store, id, from, to as ApprovalStatus, {
+        actor,
+        channel,
+        now: services.clock.now(),
+      }),
+    notifyResult: notifyResultInChat(services),
+  };
+}
+
+/** Registers both repair jobs; call before `services.jobs.start()`. */
+export function registerRepairWorkers(services: Services, deps: RepairDeps): void {
   services.jobs.process(
     EVALUATE_REPAIR_JOB,
     async (payload) => {
@@ -24,6 +43,18 @@ export function registerRepairJobs(services: Services, deps: RepairDeps): void {
       await evaluateAutoRepair(services, deps, approvalId);
     },
     REPAIR_JOB_CONCURRENCY,
+  );
+  services.jobs.process(
+    EXECUTE_APPROVAL_JOB,
+    async (payload) => {
+      await executeApprovedPlaybook(
+        services,
+        deps,
+        String(payload.approval_id),
+        String(payload.actor),
+      );
+    },
+    EXECUTION_CONCURRENCY,
   );
 }
 
@@ -38,4 +69,16 @@ export function enqueueRepairEvaluation(services: Services, approvalId: string):
     { approval_id: approvalId },
     { jobId: `repair-evaluate-${approvalId}` },
   );
+}
+
+/**
+ * CONTRACT, Approvals: "When an approval becomes `approved`, execution starts in the
+ * background" — whoever approved it (chat, console) calls this once.
+ */
+export async function enqueueApprovedExecution(
+  services: Services,
+  approvalId: string,
+  actor: string,
+): Promise<void> {
+  await services.jobs.enqueue(EXECUTE_APPROVAL_JOB, { approval_id: approvalId, actor });
 }

@@ -1,7 +1,9 @@
 import type { Generated } from 'kysely';
 
 /**
- * Row types of every table, shared by both SQL adapters. Times are epoch milliseconds;
+ * Row types of every table: the schema behind the store port, created by both SQL adapters
+ * (src/adapters/sql/migrations.ts). Each table has one records module, the only code that
+ * queries it (test/architecture/table-owners.test.ts). Times are epoch milliseconds;
  * JSON columns hold serialized text so SQLite and PostgreSQL store them the same way.
  */
 export interface Tables {

@@ -1,0 +1,145 @@
+import type { Clock } from '../../ports/clock.js';
+import type { Store, Tx } from '../../ports/store.js';
+import type { ReadGroupOptions, StreamEntry } from '../../ports/stream.js';
+import { inChunks } from '../../support/in-chunks.js';
+import { compareId, groupCursor, toEntry } from './sql-stream-rows.js';
+
+/** Entries go stale only after claimIdleMs; looking for them more often than this is waste. */
+const reclaimLookEveryMs = 1000;
+
+/** A consumer group's reads of the SQL stream: what is new for it, and what went stale. */
+export function createGroupReads(store: Store, clock: Clock) {
+  /** Per stream and group: when this instance last looked for entries gone stale. */
+  const lastReclaimLook = new Map<string, number>();
+
+  /** Lock-free look first, so idle blocked readers do not take SQLite's write lock per poll. */
+  async function anythingToDeliver(stream: string, group: string, claimIdleMs: number) {
+    const cursor = await groupCursor(store.db, stream, group);
+    if (!cursor) return true; // let the locked read report the missing group
+    const fresh = await store.db
+      .selectFrom('stream_entries')
+      .select('ms')
+      .where('stream', '=', stream)
+      .where(compareId('stream_entries', '>', cursor))
+      .limit(1)
+      .executeTakeFirst();
+    if (fresh) return true;
+    const stale = await store.db
+      .selectFrom('stream_pending')
+      .select('ms')
+      .where('stream', '=', stream)
+      .where('group_name', '=', group)
+      .where('delivered_at', '<=', Math.floor(clock.now()) - claimIdleMs)
+      .limit(1)
+      .executeTakeFirst();
+    return stale !== undefined;
+  }
+
+  // Per group, not per stream: appenders keep going while consumers claim. Safe because ids
+  // are assigned under the stream lock, so committed entries always form a prefix of the ids.
+  function deliver(stream: string, group: string, consumer: string, options: ReadGroupOptions) {
+    return store.withLock(`stream:${stream}:group:${group}`, async (tx) => {
+      const cursor = await groupCursor(tx, stream, group);
+      if (!cursor) throw new Error(`NOGROUP: stream "${stream}" has no consumer group "${group}"`);
+      const now = Math.floor(clock.now());
+      const count = Math.max(1, Math.floor(options.count));
+      const groupKey = `${stream}\u0000${group}`;
+      const sinceLook = now - (lastReclaimLook.get(groupKey) ?? Number.NEGATIVE_INFINITY);
+      if (sinceLook >= Math.min(reclaimLookEveryMs, options.claimIdleMs)) {
+        const reclaimed = await reclaimStale(tx, stream, group, consumer, now, count, options);
+        // A full batch may leave more stale entries behind: look again on the next read.
+        if (reclaimed.length < count) lastReclaimLook.set(groupKey, now);
+        else lastReclaimLook.delete(groupKey);
+        if (reclaimed.length > 0) return reclaimed;
+      }
+
+      const fresh = await tx
+        .selectFrom('stream_entries')
+        .select(['ms', 'seq', 'fields'])
+        .where('stream', '=', stream)
+        .where(compareId('stream_entries', '>', cursor))
+        .orderBy('ms')
+        .orderBy('seq')
+        .limit(count)
+        .execute();
+      const newestFresh = fresh[fresh.length - 1];
+      if (!newestFresh) return [];
+      await tx
+        .updateTable('stream_groups')
+        .set({ last_ms: newestFresh.ms, last_seq: newestFresh.seq })
+        .where('stream', '=', stream)
+        .where('group_name', '=', group)
+        .execute();
+      const pending = fresh.map((row) => ({
+        stream,
+        group_name: group,
+        ms: row.ms,
+        seq: row.seq,
+        consumer,
+        delivered_at: now,
+        deliveries: 1,
+      }));
+      for (const chunk of inChunks(pending)) {
+        await tx
+          .insertInto('stream_pending')
+          .values(chunk)
+          .onConflict((oc) => oc.columns(['stream', 'group_name', 'ms', 'seq']).doNothing())
+          .execute();
+      }
+      return fresh.map(toEntry);
+    });
+  }
+
+  async function reclaimStale(
+    tx: Tx,
+    stream: string,
+    group: string,
+    consumer: string,
+    now: number,
+    count: number,
+    options: ReadGroupOptions,
+  ): Promise<StreamEntry[]> {
+    const stale = await tx
+      .selectFrom('stream_pending')
+      .leftJoin('stream_entries', (join) =>
+        join
+          .onRef('stream_entries.stream', '=', 'stream_pending.stream')
+          .onRef('stream_entries.ms', '=', 'stream_pending.ms')
+          .onRef('stream_entries.seq', '=', 'stream_pending.seq'),
+      )
+      .select(['stream_pending.ms', 'stream_pending.seq', 'stream_entries.fields'])
+      .where('stream_pending.stream', '=', stream)
+      .where('stream_pending.group_name', '=', group)
+      .where('stream_pending.delivered_at', '<=', now - options.claimIdleMs)
+      .orderBy('stream_pending.ms')
+      .orderBy('stream_pending.seq')
+      .limit(count)
+      .execute();
+    if (stale.length === 0) return [];
+    // Trimmed away while pending: nothing left to deliver, so forget them (as XAUTOCLAIM does).
+    const gone = stale.filter((row) => row.fields === null);
+    for (const chunk of inChunks(gone)) {
+      await tx
+        .deleteFrom('stream_pending')
+        .where('stream', '=', stream)
+        .where('group_name', '=', group)
+        .where((eb) => eb.or(chunk.map((id) => eb.and({ ms: id.ms, seq: id.seq }))))
+        .execute();
+    }
+    const alive = stale.flatMap((row) =>
+      row.fields === null ? [] : [{ ms: row.ms, seq: row.seq, fields: row.fields }],
+    );
+    for (const chunk of inChunks(alive)) {
+      await tx
+        .updateTable('stream_pending')
+        .set((eb) => ({ consumer, delivered_at: now, deliveries: eb('deliveries', '+', 1) }))
+        .where('stream', '=', stream)
+        .where('group_name', '=', group)
+        .where((eb) => eb.or(chunk.map((id) => eb.and({ ms: id.ms, seq: id.seq }))))
+        .execute();
+    }
+    return alive.map(toEntry);
+  }
+
+  return { anythingToDeliver, deliver };
+}

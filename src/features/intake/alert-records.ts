@@ -1,0 +1,49 @@
+import type { Insertable } from 'kysely';
+import type { Db, Tables, Tx } from '../../ports/store.js';
+
+/** The `alerts` table's one module: every alert as received, and what became of it. */
+
+export type NewAlert = Insertable<Tables['alerts']>;
+
+export async function insertAlerts(tx: Db | Tx, alerts: readonly NewAlert[]): Promise<void> {
+  await tx.insertInto('alerts').values(alerts).execute();
+}
+
+/** The newest alerts of an incident, newest first. */
+export function recentAlertsOf(db: Db, incidentId: string, limit: number) {
+  return db
+    .selectFrom('alerts')
+    .select(['alert_id', 'origin', 'outcome', 'received_at'])
+    .where('incident_id', '=', incidentId)
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** When the newest alerts (at most `limit`) of some incidents arrived, after `after`. */
+export async function alertTimesOf(
+  db: Db,
+  incidentIds: readonly string[],
+  after: number,
+  limit: number,
+): Promise<number[]> {
+  const rows = await db
+    .selectFrom('alerts')
+    .select('received_at')
+    .where('incident_id', 'in', incidentIds)
+    .where('received_at', '>', after)
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.received_at);
+}
+
+/** Alerts received at or after `since`. */
+export async function countAlertsSince(db: Db, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('alerts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('received_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,209 @@
+import { type Insertable, type Selectable, sql } from 'kysely';
+import { listNewestFirst, type Page } from '../../http/pagination.js';
+import type { Db, Tables, Tx } from '../../ports/store.js';
+import { pendingApprovalRow } from '../approvals/approval-records.js';
+
+/** The `incidents` table's one module: every query on it is here (STYLE, records modules). */
+
+export type IncidentRow = Selectable<Tables['incidents']>;
+export type NewIncident = Insertable<Tables['incidents']>;
+/** What converging an alert reads of the incident it joins. */
+export type IncidentHead = Pick<IncidentRow, 'id' | 'approval_id' | 'hit_count'>;
+
+/**
+ * The columns a list reads. The message, labels and annotations come from the alert as sent
+ * and can be large; they and the grouping explanation are on the detail route.
+ */
+export const INCIDENT_SUMMARY_COLUMNS = [
+  'id',
+  'status',
+  'severity',
+  'alert_name',
+  'alert_type',
+  'source',
+  'target_resource',
+  'namespace',
+  'workload',
+  'fingerprint',
+  'hit_count',
+  'first_seen',
+  'last_seen',
+  'approval_id',
+] as const;
+
+/** An incident as a list shows it. */
+export function incidentSummary(row: Pick<IncidentRow, (typeof INCIDENT_SUMMARY_COLUMNS)[number]>) {
+  return {
+    id: row.id,
+    status: row.status,
+    severity: row.severity,
+    alert_name: row.alert_name,
+    alert_type: row.alert_type,
+    source: row.source,
+    target_resource: row.target_resource,
+    namespace: row.namespace,
+    workload: row.workload,
+    fingerprint: row.fingerprint,
+    hit_count: row.hit_count,
+    first_seen: new Date(row.first_seen).toISOString(),
+    last_seen: new Date(row.last_seen).toISOString(),
+    approval_id: row.approval_id,
+  };
+}
+
+export type IncidentSummary = ReturnType<typeof incidentSummary>;
+
+export interface IncidentFilters {
+  status?: string;
+  namespace?: string;
+  alert_type?: string;
+  fingerprint?: string;
+}
+
+/** One page of incidents, newest first, as summaries. */
+export function listIncidents(
+  db: Db,
+  filters: IncidentFilters,
+  page: { limit?: number; cursor?: string },
+): Promise<Page<IncidentSummary>> {
+  const { status, namespace, alert_type, fingerprint } = filters;
+  return listNewestFirst(db, 'incidents', { status, namespace, alert_type, fingerprint }, page, {
+    columns: INCIDENT_SUMMARY_COLUMNS,
+    viewsOf: (rows) => rows.map(incidentSummary),
+  });
+}
+
+export function findIncident(db: Db | Tx, id: string): Promise<IncidentRow | undefined> {
+  return db.selectFrom('incidents').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertIncident(tx: Db | Tx, incident: NewIncident): Promise<void> {
+  await tx.insertInto('incidents').values(incident).execute();
+}
+
+/**
+ * The newest incident of `fingerprint` that an alert still joins: its approval is pending,
+ * or it was first seen after `firstSeenAfter` (the merge rule is converge.ts's).
+ */
+export function openIncidentOf(
+  tx: Tx,
+  fingerprint: string,
+  firstSeenAfter: number,
+): Promise<IncidentHead | undefined> {
+  return tx
+    .selectFrom('incidents')
+    .select(['incidents.id', 'incidents.approval_id', 'incidents.hit_count'])
+    .where('incidents.fingerprint', '=', fingerprint)
+    .where((eb) =>
+      eb.or([
+        eb.exists(pendingApprovalRow(tx, eb.ref('incidents.approval_id'))),
+        eb('incidents.first_seen', '>', firstSeenAfter),
+      ]),
+    )
+    .orderBy('incidents.seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The head of an incident that must exist (a replayed signal's); throws when it does not. */
+export function incidentHeadOf(tx: Tx, id: string): Promise<IncidentHead> {
+  return tx
+    .selectFrom('incidents')
+    .select(['id', 'approval_id', 'hit_count'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+}
+
+/** Raises an incident's hit count by `hits` in one statement; returns the new count. */
+export async function addIncidentHits(
+  tx: Tx,
+  id: string,
+  hits: number,
+  now: number,
+): Promise<number> {
+  const updated = await tx
+    .updateTable('incidents')
+    .set({ hit_count: sql`hit_count + ${hits}`, last_seen: now })
+    .where('id', '=', id)
+    .returning('hit_count')
+    .executeTakeFirstOrThrow();
+  return updated.hit_count;
+}
+
+/** The newest incident of `fingerprint`, open or not. */
+export async function latestIncidentIdOf(db: Db, fingerprint: string): Promise<string | undefined> {
+  const latest = await db
+    .selectFrom('incidents')
+    .select('id')
+    .where('fingerprint', '=', fingerprint)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return latest?.id;
+}
+
+/** Ids of the newest incidents (at most `limit`) of one fingerprint or of any of some workloads. */
+export async function relatedIncidentIds(
+  db: Db,
+  of: { fingerprint: string } | { workloads: readonly string[] },
+  limit: number,
+): Promise<string[]> {
+  let related = db.selectFrom('incidents').select('id');
+  related =
+    'fingerprint' in of
+      ? related.where('fingerprint', '=', of.fingerprint)
+      : related.where('workload', 'in', of.workloads);
+  const rows = await related.orderBy('seq', 'desc').limit(limit).execute();
+  return rows.map((row) => row.id);
+}
+
+/** Per alert type: how many incidents, and when one was last seen. */
+export async function incidentsByAlertType(
+  db: Db,
+): Promise<Array<{ alert_type: string; incidents: number; last_seen: number }>> {
+  const rows = await db
+    .selectFrom('incidents')
+    .select([
+      'alert_type',
+      sql<number>`count(*)`.as('incidents'),
+      sql<number>`max(last_seen)`.as('last_seen'),
+    ])
+    .groupBy('alert_type')
+    .execute();
+  return rows.map((row) => ({
+    alert_type: row.alert_type,
+    incidents: Number(row.incidents),
+    last_seen: Number(row.last_seen),
+  }));
+}
+
+/** When any incident last saw an alert; null before the first. */
+export async function lastIncidentSeenAt(db: Db): Promise<number | null> {
+  const latest = await db
+    .selectFrom('incidents')
+    .select('last_seen')
+    .orderBy('last_seen', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return latest ? Number(latest.last_seen) : null;
+}
+
+/** Incidents that saw an alert at or after `since`. */
+export async function countIncidentsSeenSince(db: Db, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('incidents')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('last_seen', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Incidents opened at or after `since`. */
+export async function countIncidentsSince(db: Db, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('incidents')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('first_seen', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,83 @@
+import crypto from 'node:crypto';
+import type { Selectable } from 'kysely';
+import type { Tables } from '../../ports/store.js';
+
+/** What an operation-log entry is, its hash and its view: pure, no query (operation-log.ts). */
+
+/**
+ * spec, Automatic repair: "Operation-log entry types written" (the first four). The last three
+ * are the metadata-only receipts of the readback writers (spec, Readbacks: POST, "writes ...
+ * to the operation log"; issue 6): dispatch, consumer context and live alert receipts.
+ */
+export const OPERATION_TYPES = [
+  'AUTO_REPAIR_TRIGGERED',
+  'EXECUTION_COMPLETED',
+  'CHAT_RESULT_SENT',
+  'CHAT_SENT',
+  'WRITEBACK_DISPATCH_RECEIPT',
+  'WRITEBACK_CONSUMER_RECEIPT',
+  'ALERT_LIVE_RECEIPT',
+] as const;
+export type OperationType = (typeof OPERATION_TYPES)[number];
+
+export interface OperationEntry {
+  type: OperationType;
+  incidentId: string | null;
+  approvalId: string | null;
+  actor: string;
+  actionDetail: string;
+  success: boolean;
+  errorMessage: string | null;
+  context: Record<string, unknown>;
+}
+
+export type OperationRow = Selectable<Tables['operation_log']>;
+
+/** The first entry's predecessor. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/**
+ * Each entry's hash covers its content and the previous entry's hash, so altering,
+ * removing or reordering any row breaks every hash after it.
+ */
+export function operationHash(row: Omit<OperationRow, 'seq' | 'hash'>): string {
+  const canonical = JSON.stringify([
+    row.id,
+    row.type,
+    row.incident_id,
+    row.approval_id,
+    row.actor,
+    row.action_detail,
+    row.success,
+    row.error_message,
+    row.context,
+    row.created_at,
+    row.prev_hash,
+  ]);
+  return crypto.createHash('sha256').update(canonical).digest('hex');
+}
+
+export interface ChainVerdict {
+  intact: boolean;
+  entries: number;
+  /** The first entry whose hash or link does not hold. */
+  first_broken_id: string | null;
+  reason: string | null;
+}
+
+export function operationView(row: OperationRow) {
+  return {
+    id: row.id,
+    type: row.type,
+    incident_id: row.incident_id,
+    approval_id: row.approval_id,
+    actor: row.actor,
+    action_detail: row.action_detail,
+    success: row.success === 1,
+    error_message: row.error_message,
+    context: JSON.parse(row.context) as Record<string, unknown>,
+    created_at: new Date(row.created_at).toISOString(),
+    hash: row.hash,
+    prev_hash: row.prev_hash,
+  };
+}
