@@ -26,6 +26,11 @@ import {
 interface OldDatabase {
   // biome-ignore lint/suspicious/noExplicitAny: the typed schema is the latest one, not 0004's
   db: Kysely<any>;
+  /**
+   * Kysely looks for its migration tables in every schema unless told which: while another
+   * test's schema holds them, it would skip creating this one's (as the store itself does).
+   */
+  migrationTableSchema?: string;
   openStore(): Promise<Store>;
   cleanup(): Promise<void>;
 }
@@ -54,6 +59,7 @@ async function oldPostgres(): Promise<OldDatabase> {
   await db.schema.createSchema(schema).execute();
   return {
     db,
+    migrationTableSchema: schema,
     openStore: () => createPostgresStore({ url: base.toString(), schema }),
     cleanup: () => dropSchema(schema),
   };
@@ -103,7 +109,11 @@ describe.each(storeKinds())('migration 0005 on %s: payloads stored once', (kind:
   it('moves the payloads of events recorded before it, one row per distinct payload', async () => {
     const old = await openOld(kind);
     cleanups.push(old.cleanup);
-    const migrator = new Migrator({ db: old.db, provider: migrationProvider(kind) });
+    const migrator = new Migrator({
+      db: old.db,
+      provider: migrationProvider(kind),
+      migrationTableSchema: old.migrationTableSchema,
+    });
     const { error } = await migrator.migrateTo('0004_analysis_tasks');
     expect(error).toBeUndefined();
     const shared = JSON.stringify({ action: 'triggered', data: { issue: { id: 'old-1' } } });
