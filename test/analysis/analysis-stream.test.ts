@@ -5,7 +5,14 @@ import { busMessage, taskTopic } from '../../src/features/analysis/progress-even
 import { changeTask } from '../../src/features/analysis/task-records.js';
 import { backends, buildTestApp } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { analyze, expertModel, followStream, type Json, listen } from './analysis-helpers.js';
+import {
+  analyze,
+  expertModel,
+  followStream,
+  type Json,
+  listen,
+  waitForState,
+} from './analysis-helpers.js';
 
 const MANUAL = {
   severity: 'P2',
@@ -57,6 +64,45 @@ function expectWholeRun(events: { id: string; data: Json }[], taskId: string) {
     );
   }
   expect(rest.at(-1)!.data).toMatchObject({ type: 'completed', state: 'COMPLETED' });
+}
+
+const STATE_ORDER = new Map([
+  ['PENDING', 0],
+  ['RUNNING', 1],
+  ['COMPLETED', 2],
+  ['FAILED', 2],
+]);
+
+/** CONTRACT, Analysis tasks: whatever the client saw, the task's state never went backwards. */
+function expectNeverBackwards(events: { id: string; data: Json }[]) {
+  const states = events.map((event) => STATE_ORDER.get(event.data.state as string));
+  expect(states).toEqual([...states].sort((a, b) => a! - b!));
+  const progress = events.map((event) => event.data.progress as number);
+  expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  const agents = events.map((event) => event.data.agents_completed as number);
+  expect(agents).toEqual([...agents].sort((a, b) => a - b));
+  const ids = events.map((event) => Number(event.id));
+  expect(ids).toEqual([...ids].sort((a, b) => a - b));
+}
+
+/**
+ * A resumed run: the missed events from `after` + 1 on, in order and without a gap, with the
+ * status event after them (never before: it is newer than they are).
+ */
+function expectResumedRun(events: { id: string; data: Json }[], taskId: string, after: number) {
+  const statusAt = events.findIndex((event) => event.data.type === 'status');
+  expect(statusAt).toBeGreaterThan(0);
+  const replayed = events.slice(0, statusAt);
+  expect(replayed.map((event) => Number(event.id))).toEqual(replayed.map((_, i) => after + i + 1));
+  expect(replayed.every((event) => event.data.type !== 'status')).toBe(true);
+  expect(events[statusAt]!.id).toBe(replayed.at(-1)!.id);
+  expect(events[statusAt]!.data).toMatchObject({
+    type: 'status',
+    task_id: taskId,
+    state: replayed.at(-1)!.data.state,
+    progress: replayed.at(-1)!.data.progress,
+  });
+  expectNeverBackwards(events);
 }
 
 describe.each(backends())('analysis stream (%s)', (backend) => {
@@ -121,25 +167,76 @@ describe.each(backends())('analysis stream (%s)', (backend) => {
     const { app, model, base } = await heldApp(backend);
     const taskId = (await analyze(app, MANUAL)).json().task_id as string;
     model.release();
+    await waitForState(app, taskId, 'COMPLETED');
+    // Every event replayed in order, then the status (COMPLETED) last: before, the status came
+    // first and the replayed RUNNING events took the client's state backwards.
     const first = followStream(streamUrl(base, taskId), '0');
     await first.ended;
-    expectWholeRun(first.events, taskId);
+    expectResumedRun(first.events, taskId, 0);
+    expectWholeRun(
+      [
+        { id: '0', data: { type: 'status', task_id: taskId, total_agents: 4 } },
+        ...first.events.slice(0, -1),
+      ],
+      taskId,
+    );
+    expect(first.events.at(-1)!.data).toMatchObject({ type: 'status', state: 'COMPLETED' });
     const last = first.events.at(-1)!.id;
 
     const resumed = followStream(streamUrl(base, taskId), '3');
     await resumed.ended;
-    expect(resumed.events[0]!).toMatchObject({ id: '3', data: { type: 'status' } });
-    expect(resumed.events.slice(1).map((event) => event.id)).toEqual(
-      first.events.slice(4).map((event) => event.id),
+    expectResumedRun(resumed.events, taskId, 3);
+    expect(resumed.events.at(-1)!).toMatchObject({ id: last, data: { type: 'status' } });
+    expect(resumed.events.slice(0, -1).map((event) => event.id)).toEqual(
+      first.events.slice(3, -1).map((event) => event.id),
     );
-    expect(resumed.events.slice(1).map((event) => event.data.type)).toEqual(
-      first.events.slice(4).map((event) => event.data.type),
+    expect(resumed.events.slice(0, -1).map((event) => event.data.type)).toEqual(
+      first.events.slice(3, -1).map((event) => event.data.type),
     );
 
     const done = followStream(streamUrl(base, taskId), last);
     await done.ended;
     expect(done.events).toEqual([]);
     expect(done.source.readyState).toBe(done.source.CLOSED);
+  });
+
+  it('resumes a running task: missed events in order, the status, then live events', async () => {
+    const { app, model, base } = await heldApp(backend);
+    const taskId = (await analyze(app, MANUAL)).json().task_id as string;
+    await waitForState(app, taskId, 'RUNNING');
+    const client = followStream(streamUrl(base, taskId), '0');
+    await client.waitForEvent((data) => data.type === 'status');
+    expect(client.events[0]!.data.type).not.toBe('status');
+    expect(client.events.find((event) => event.data.type === 'status')!.data).toMatchObject({
+      state: 'RUNNING',
+    });
+    model.release();
+    await client.ended;
+    expectResumedRun(client.events, taskId, 0);
+    expect(client.events.at(-1)!.data).toMatchObject({ type: 'completed', state: 'COMPLETED' });
+  });
+
+  it('a client that is up to date gets the status first, as a new client does', async () => {
+    const { app, model, base } = await heldApp(backend);
+    const taskId = (await analyze(app, MANUAL)).json().task_id as string;
+    const status = await waitForState(app, taskId, 'RUNNING');
+    const seen = (
+      await app.services.store.db
+        .selectFrom('analysis_tasks')
+        .select('last_event_seq')
+        .where('id', '=', taskId)
+        .executeTakeFirstOrThrow()
+    ).last_event_seq;
+    const client = followStream(streamUrl(base, taskId), String(seen));
+    await client.waitForEvent((data) => data.type === 'status');
+    expect(client.events[0]!).toMatchObject({
+      id: String(seen),
+      data: { type: 'status', state: status.state },
+    });
+    model.release();
+    await client.ended;
+    expectWholeRun(client.events, taskId);
+    expectNeverBackwards(client.events);
   });
 
   it('a new client of a finished task gets its final status and the stream ends', async () => {

@@ -6,12 +6,12 @@ import { analysisRoutes } from '../../src/features/analysis/analysis-routes.js';
 import { registerErrorHandler } from '../../src/http/error-handler.js';
 import { buildTestApp } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { analyze, expertModel } from './analysis-helpers.js';
+import { analyze, expertModel, listen, waitForState } from './analysis-helpers.js';
 
 /** Reads a stream's raw text as it arrives. */
-function readRaw(url: string) {
+function readRaw(url: string, headers: Record<string, string> = {}) {
   let text = '';
-  const request = http.get(url, (response) => {
+  const request = http.get(url, { headers }, (response) => {
     response.setEncoding('utf8');
     response.on('data', (chunk: string) => {
       text += chunk;
@@ -55,6 +55,27 @@ describe('stream frames', () => {
       .split('\n\n')
       .filter((frame) => frame && !frame.startsWith(':'));
     for (const frame of frames) expect(frame).toMatch(/^id: \d+\ndata: \{[^\n]*\}$/);
+    stream.close();
+  });
+
+  it('a resumed stream writes the missed frames in order and the status frame last', async () => {
+    const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    const taskId = (await analyze(app, { severity: 'P3', affected_services: ['cart'] })).json()
+      .task_id as string;
+    await waitForState(app, taskId, 'COMPLETED');
+    const base = await listen(app);
+    const stream = readRaw(`${base}/api/v1/agents/stream/${taskId}`, { 'last-event-id': '0' });
+    await waitFor(async () => (stream.text().includes('"type":"status"') ? true : undefined));
+    const frames = stream
+      .text()
+      .split('\n\n')
+      .filter((frame) => frame && !frame.startsWith(':'));
+    const ids = frames.map((frame) => Number(/^id: (\d+)/.exec(frame)![1]));
+    const replayed = ids.slice(0, -1);
+    expect(replayed).toEqual(replayed.map((_, i) => i + 1));
+    expect(ids.at(-1)).toBe(replayed.at(-1));
+    expect(frames.at(-2)).toMatch(/"type":"completed"/);
+    expect(frames.at(-1)).toMatch(/^id: \d+\ndata: \{.*"state":"COMPLETED".*"type":"status"\}$/);
     stream.close();
   });
 });

@@ -22,7 +22,7 @@ export interface StreamDeps {
 }
 
 export interface PreparedStream {
-  /** The task as read after subscribing: what the first event reports. */
+  /** The task as read after subscribing (what the status event reports, unless resuming). */
   task: TaskRow;
   /** True when a reconnecting client already has every event of a finished task. */
   exhausted: boolean;
@@ -138,14 +138,25 @@ export async function prepareTaskStream(
       };
       response.on('close', finish);
       response.writeHead(200, STREAM_HEADERS);
-      // spec: "first one event whose data is the task status plus type = status"; its id is
-      // where this client stands, so a reconnect resumes from here.
-      write(sseFrame(cursor, JSON.stringify({ ...statusView(task), type: 'status' })));
       delivered = cursor;
+      // spec: "first one event whose data is the task status plus type = status"; its id is
+      // where this client stands, so a reconnect resumes from here. A client resuming behind
+      // the task's last event gets the missed events first and the status last: sent first,
+      // the (newer) status would be followed by older states (CONTRACT: never backwards).
+      const behind = cursor < task.last_event_seq;
+      if (!behind) write(statusFrame(task, cursor));
       heartbeat = setInterval(() => write(': heartbeat\n\n'), deps.heartbeatMs);
       heartbeat.unref();
       enqueue(async () => {
         await catchUp();
+        if (behind) {
+          // Re-read after the replay, and send what was stored meanwhile, so the status is
+          // exactly as new as the last event before it and older than every live one after.
+          const current = (await findTask(db, taskId)) ?? task;
+          await catchUp(current.last_event_seq);
+          delivered = Math.max(delivered, current.last_event_seq);
+          write(statusFrame(current, delivered));
+        }
         live = true;
         for (const message of buffered.splice(0)) enqueue(() => deliver(message));
         // Events heard while replaying had no re-read of their own, and a finished task sends
@@ -159,4 +170,8 @@ export async function prepareTaskStream(
       return { end: finish };
     },
   };
+}
+
+function statusFrame(task: TaskRow, id: number): string {
+  return sseFrame(id, JSON.stringify({ ...statusView(task), type: 'status' }));
 }
