@@ -173,4 +173,18 @@ export interface Tables {
     locked_until: number | null;
   };
   analysis_task_events: { task_id: string; seq: number; data: string; created_at: number };
+  /** Follow-up jobs committed with their record, relayed to the job queue (features/outbox). */
+  outbox: {
+    job_id: string;
+    job_name: string;
+    /** the job's payload (JSON) */
+    payload: string;
+    created_at: number;
+    /** real time before which no relayer takes the row: a relayer's lease, or a retry's wait */
+    relay_after: number;
+    attempts: Generated<number>;
+    last_error: string | null;
+    /** null until the queue has accepted the job */
+    relayed_at: number | null;
+  };
 }

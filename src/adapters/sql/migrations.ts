@@ -4,6 +4,7 @@ import { migration0002Errtracker } from './migrations/0002-errtracker.js';
 import { migration0003ApprovalsChatRepair } from './migrations/0003-approvals-chat-repair.js';
 import { migration0004AnalysisTasks } from './migrations/0004-analysis-tasks.js';
 import { migration0005EventPayloads } from './migrations/0005-event-payloads.js';
+import { migration0006Outbox } from './migrations/0006-outbox.js';
 import type { Dialect } from './migrations/migration-kit.js';
 
 /** One ordered list of migrations, one file each; only auto-numbering differs by dialect. */
@@ -14,6 +15,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0003_approvals_chat_repair': migration0003ApprovalsChatRepair(dialect),
     '0004_analysis_tasks': migration0004AnalysisTasks(),
     '0005_event_payloads': migration0005EventPayloads(),
+    '0006_outbox': migration0006Outbox(),
   };
 }
 

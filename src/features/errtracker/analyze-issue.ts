@@ -2,7 +2,7 @@ import type { ErrorAnalysis, ErrorContext } from '../../ports/analyzer.js';
 import type { Services } from '../../services.js';
 import { insertApproval } from '../approvals/approval-records.js';
 import type { CardSender } from '../chat/card-types.js';
-import { enqueueRepairEvaluation } from '../repair/repair-jobs.js';
+import { addRepairEvaluation, relayRepairEvaluation } from '../repair/repair-jobs.js';
 import {
   type AnomalyFrequency,
   anomalyFrequency,
@@ -54,22 +54,27 @@ export async function analyzeIssue(
   const request = approvalRequestFromIssue(context, analysis, frequency);
   let approvalId: string;
   try {
-    approvalId = await insertApproval(
-      store.db,
-      {
-        incidentId: null,
-        riskLevel: request.risk_level,
-        action: request.action,
-        description: request.description,
-        requestedBy: request.requested_by,
-        metadata: { ...request.metadata },
-        blastRadius: { ...request.blast_radius },
-        dryRunChecks: request.dry_run_checks,
-      },
-      now,
-    );
+    // The approval and its evaluation commit together: no approval is left unevaluated.
+    approvalId = await store.db.transaction().execute(async (tx) => {
+      const id = await insertApproval(
+        tx,
+        {
+          incidentId: null,
+          riskLevel: request.risk_level,
+          action: request.action,
+          description: request.description,
+          requestedBy: request.requested_by,
+          metadata: { ...request.metadata },
+          blastRadius: { ...request.blast_radius },
+          dryRunChecks: request.dry_run_checks,
+        },
+        now,
+      );
+      await addRepairEvaluation(tx, id, now);
+      return id;
+    });
     metrics.alertsProcessed.labels('incident_created', 'errtracker').inc();
-    await enqueueRepairEvaluation(services, approvalId);
+    await relayRepairEvaluation(services, approvalId);
   } catch (error) {
     chainFailed = true;
     approvalId = tempApprovalId();

@@ -4,7 +4,7 @@ import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
 import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } from './converge.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
-import { enqueueIncidentFollowUp } from './incident-followup.js';
+import { relayIncidentFollowUp } from './incident-followup.js';
 import { latestIncidentIdOf } from './incident-records.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
 
@@ -86,7 +86,8 @@ export function createAlertIntake(
         signalEntryId: options.signalEntryId,
       });
       if (result.status === 'created') {
-        await enqueueIncidentFollowUp(services, result.incident_id);
+        // Committed with the incident; a queue that refuses it now gets it from the relay.
+        await relayIncidentFollowUp(services, result.incident_id);
       }
       if (result.status === 'converged' && result.approval_id) {
         hooks.onConverged?.(result.approval_id, result.hit_count);

@@ -3,6 +3,7 @@ import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { insertApproval, riskForSeverity } from '../approvals/approval-records.js';
 import { insertAlerts } from './alert-records.js';
+import { addIncidentFollowUp } from './incident-followup.js';
 import {
   addIncidentHits,
   type IncidentHead,
@@ -236,6 +237,7 @@ async function createIncident(
     last_seen: options.now,
     approval_id: approvalId,
   });
+  await addIncidentFollowUp(tx, incidentId, options.now);
   return { id: incidentId, approval_id: approvalId, hit_count: 1 };
 }
 

@@ -1,6 +1,9 @@
+import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { riskForSeverity } from '../approvals/approval-records.js';
+import { sentCardsOfApproval } from '../chat/card-records.js';
 import type { CardSender } from '../chat/card-types.js';
+import { addFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
 import { enqueueRepairEvaluation } from '../repair/repair-jobs.js';
 import { findIncident } from './incident-records.js';
 
@@ -11,12 +14,27 @@ import { findIncident } from './incident-records.js';
 export const INCIDENT_FOLLOW_UP_JOB = 'incident.analyze';
 const FOLLOW_UP_CONCURRENCY = 4;
 
-export async function enqueueIncidentFollowUp(services: Services, incidentId: string) {
-  await services.jobs.enqueue(
-    INCIDENT_FOLLOW_UP_JOB,
-    { incident_id: incidentId },
-    { jobId: `analyze-${incidentId}` },
+const followUpJobId = (incidentId: string) => `analyze-${incidentId}`;
+
+/**
+ * Commits the incident's follow-up with the incident (the caller's transaction): a crash or a
+ * queue outage after the commit delays the follow-up, it cannot lose it (outbox-relay.ts).
+ */
+export function addIncidentFollowUp(tx: Tx, incidentId: string, now: number): Promise<void> {
+  return addFollowUpJob(
+    tx,
+    {
+      name: INCIDENT_FOLLOW_UP_JOB,
+      payload: { incident_id: incidentId },
+      jobId: followUpJobId(incidentId),
+    },
+    now,
   );
+}
+
+/** After the incident's commit: hands its follow-up to the queue now rather than within 1 s. */
+export async function relayIncidentFollowUp(services: Services, incidentId: string) {
+  await relayFollowUpJob(services, followUpJobId(incidentId));
 }
 
 /**
@@ -36,21 +54,26 @@ export async function followNewIncident(
     log.warn({ incidentId }, 'new incident without an approval: nothing to follow up');
     return;
   }
-  try {
-    await cards.push({
-      approval_id: incident.approval_id,
-      risk_level: riskForSeverity(incident.severity),
-      resource_name: incident.target_resource || incident.workload,
-      root_cause: incident.message || incident.alert_name,
-      suggested_action: `Review ${incident.alert_type} on ${incident.namespace}/${incident.workload}`,
-      estimated_downtime: 'unknown',
-      namespace: incident.namespace,
-      hit_count: incident.hit_count,
-      incident_id: incident.id,
-    });
-  } catch (error) {
-    // The card is a notification; the approval stands and repair is still evaluated.
-    log.error({ err: error, incidentId }, 'approval card not sent');
+  // A retry (the evaluation's enqueue failed, or the process died after the card) does not
+  // send a second card: the card already in the chat is the record that this step was done.
+  const carded = (await sentCardsOfApproval(store.db, incident.approval_id)).length > 0;
+  if (!carded) {
+    try {
+      await cards.push({
+        approval_id: incident.approval_id,
+        risk_level: riskForSeverity(incident.severity),
+        resource_name: incident.target_resource || incident.workload,
+        root_cause: incident.message || incident.alert_name,
+        suggested_action: `Review ${incident.alert_type} on ${incident.namespace}/${incident.workload}`,
+        estimated_downtime: 'unknown',
+        namespace: incident.namespace,
+        hit_count: incident.hit_count,
+        incident_id: incident.id,
+      });
+    } catch (error) {
+      // The card is a notification; the approval stands and repair is still evaluated.
+      log.error({ err: error, incidentId }, 'approval card not sent');
+    }
   }
   await enqueueRepairEvaluation(services, incident.approval_id);
 }

@@ -1,7 +1,12 @@
 import type { Executor } from '../../ports/executor.js';
 import type { Services } from '../../services.js';
 import type { ApprovalStatus } from '../approvals/approval-records.js';
-import { appendOperation, countSuccessfulRuns } from './operation-log.js';
+import {
+  appendInTx,
+  approvalHasOperation,
+  countSuccessfulRuns,
+  withOperationLogLock,
+} from './operation-log.js';
 import { matchPlaybook, type Playbook } from './playbooks.js';
 import { loadRepairCase, type RepairCase } from './repair-case.js';
 import { decideRepair, type RepairDecision } from './repair-decision.js';
@@ -10,9 +15,6 @@ import { type RepairResult, recordExecution, runPlaybook } from './run-playbook.
 
 /** CONTRACT, Auto-repair: automatic moves are made "with actor `auto-repair`". */
 export const AUTO_REPAIR_ACTOR = 'auto-repair';
-const EVALUATED_SCOPE = 'repair-evaluated';
-/** Longer than any approval stays pending. */
-const EVALUATED_TTL_SECONDS = 90 * 24 * 3600;
 
 /**
  * Atomic compare-and-set of an approval's status, recorded with who and from which channel
@@ -69,28 +71,31 @@ export async function evaluateAutoRepair(
     match,
     successfulRuns: match ? await countSuccessfulRuns(store.db, match.playbook.id) : 0,
   });
-  // At most one evaluation per approval, even when a job repeats or two run at once. Claimed
-  // after the reads so a failed read can retry; a claim lost to a crash leaves the approval
-  // pending for a person, the safe side.
-  if (!(await services.once.claim(EVALUATED_SCOPE, approvalId, EVALUATED_TTL_SECONDS))) {
-    return null;
-  }
-  await appendOperation(
-    store,
-    {
-      type: 'AUTO_REPAIR_TRIGGERED',
-      incidentId: repair.target.incident_id,
-      approvalId,
-      actor: AUTO_REPAIR_ACTOR,
-      actionDetail: decision.can_auto_repair
-        ? `Auto-repair allowed: playbook ${decision.playbook?.id}`
-        : `Auto-repair blocked (${decision.blocked_by}): ${decision.reason}`,
-      success: decision.can_auto_repair,
-      errorMessage: null,
-      context: { decision, subject: repair.subject, executor: deps.executor.name },
-    },
-    clock.now(),
-  );
+  // At most one evaluation per approval, even when a job repeats or two run at once. The
+  // AUTO_REPAIR_TRIGGERED entry is the claim: checked and written in one transaction under the
+  // log's lock, so no crash can leave a claim without its entry (the approval is then simply
+  // evaluated again) or an entry twice.
+  const claimed = await withOperationLogLock(store, async (tx) => {
+    if (await approvalHasOperation(tx, approvalId, 'AUTO_REPAIR_TRIGGERED')) return false;
+    await appendInTx(
+      tx,
+      {
+        type: 'AUTO_REPAIR_TRIGGERED',
+        incidentId: repair.target.incident_id,
+        approvalId,
+        actor: AUTO_REPAIR_ACTOR,
+        actionDetail: decision.can_auto_repair
+          ? `Auto-repair allowed: playbook ${decision.playbook?.id}`
+          : `Auto-repair blocked (${decision.blocked_by}): ${decision.reason}`,
+        success: decision.can_auto_repair,
+        errorMessage: null,
+        context: { decision, subject: repair.subject, executor: deps.executor.name },
+      },
+      clock.now(),
+    );
+    return true;
+  });
+  if (!claimed) return null;
   if (!decision.can_auto_repair || !match) return decision;
 
   const settles = deps.executor.changesState;

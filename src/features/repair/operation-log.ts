@@ -164,6 +164,22 @@ export function operationsOfApproval(db: Db, approvalId: string, limit: number) 
     .execute();
 }
 
+/** Whether an entry of `type` about the approval exists (read under the log's lock to claim). */
+export async function approvalHasOperation(
+  db: Db | Tx,
+  approvalId: string,
+  type: OperationType,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('operation_log')
+    .select('seq')
+    .where('approval_id', '=', approvalId)
+    .where('type', '=', type)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The newest `limit` entries, newest first, without their context. */
 export function latestOperations(db: Db, limit: number) {
   return db

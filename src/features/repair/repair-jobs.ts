@@ -1,6 +1,8 @@
+import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { moveApproval } from '../approvals/approval-moves.js';
 import type { ApprovalStatus } from '../approvals/approval-records.js';
+import { addFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
 import { evaluateAutoRepair, executeApprovedPlaybook, type RepairDeps } from './auto-repair.js';
 import type { Playbook } from './playbooks.js';
 import { notifyResultInChat } from './repair-chat.js';
@@ -67,8 +69,31 @@ export function enqueueRepairEvaluation(services: Services, approvalId: string):
   return services.jobs.enqueue(
     EVALUATE_REPAIR_JOB,
     { approval_id: approvalId },
-    { jobId: `repair-evaluate-${approvalId}` },
+    { jobId: evaluationJobId(approvalId) },
   );
+}
+
+const evaluationJobId = (approvalId: string) => `repair-evaluate-${approvalId}`;
+
+/**
+ * The evaluation committed in the transaction that creates the approval (outbox-relay.ts), for
+ * a creator outside a job whose retry would enqueue it; relay it after the commit.
+ */
+export function addRepairEvaluation(tx: Tx, approvalId: string, now: number): Promise<void> {
+  return addFollowUpJob(
+    tx,
+    {
+      name: EVALUATE_REPAIR_JOB,
+      payload: { approval_id: approvalId },
+      jobId: evaluationJobId(approvalId),
+    },
+    now,
+  );
+}
+
+/** After the approval's commit: never throws; the background relay retries a refused one. */
+export async function relayRepairEvaluation(services: Services, approvalId: string) {
+  await relayFollowUpJob(services, evaluationJobId(approvalId));
 }
 
 /**

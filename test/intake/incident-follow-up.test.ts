@@ -1,0 +1,102 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { describe, expect, it, vi } from 'vitest';
+import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/**
+ * An incident and its follow-up commit together (the outbox): a queue that refuses the job,
+ * or a process that dies between the commit and the enqueue, delays the follow-up (its card,
+ * its repair evaluation) but cannot lose it.
+ */
+
+const URL = '/api/v1/webhooks/alerts';
+const env = { SIGNAL_CONSUMER: 'false' };
+
+function crashLoop() {
+  return {
+    alert_name: 'KubePodCrashLooping',
+    severity: 'critical',
+    source: 'prometheus',
+    target_resource: 'checkout-7d9f8b6c5-x2x4z',
+    // A namespace of its own: a new incident, never one converged into.
+    namespace: `ns-${crypto.randomBytes(4).toString('hex')}`,
+    message: 'restarting',
+  };
+}
+
+/** The one stand-in here: the real queue, except that every enqueue is refused. */
+function refuseEnqueues(app: FastifyInstance) {
+  return vi
+    .spyOn(app.services.jobs, 'enqueue')
+    .mockRejectedValue(new Error('queue unavailable (test)'));
+}
+
+function triggeredEntries(app: FastifyInstance, approvalId: string) {
+  return app.services.store.db
+    .selectFrom('operation_log')
+    .select('id')
+    .where('approval_id', '=', approvalId)
+    .where('type', '=', 'AUTO_REPAIR_TRIGGERED')
+    .execute();
+}
+
+async function followedUp(app: FastifyInstance, approvalId: string) {
+  return waitFor(
+    async () => ((await triggeredEntries(app, approvalId)).length > 0 ? true : undefined),
+    { what: 'the repair evaluation of the new incident', timeoutMs: 15_000 },
+  );
+}
+
+describe.each(backends())("an incident's follow-up on %s", (backend) => {
+  it('is relayed once the queue that refused it is back', async () => {
+    const { app } = await buildTestApp({ backend, env });
+    const refused = refuseEnqueues(app);
+    const response = await postSigned(app, URL, crashLoop());
+    // The incident is accepted: its follow-up is committed with it, not lost with the enqueue.
+    expect(response.statusCode).toBe(200);
+    const { status, approval_id: approvalId, incident_id: incidentId } = response.json();
+    expect(status).toBe('created');
+    await waitFor(
+      async () => {
+        const row = await app.services.store.db
+          .selectFrom('outbox')
+          .select(['relayed_at', 'last_error', 'attempts'])
+          .where('job_id', '=', `analyze-${incidentId}`)
+          .executeTakeFirst();
+        return row && row.attempts >= 2 ? row : undefined;
+      },
+      { what: 'the relay retrying the refused job' },
+    ).then((row) => {
+      expect(row.relayed_at).toBeNull();
+      expect(row.last_error).toContain('queue unavailable');
+    });
+    expect(await triggeredEntries(app, approvalId)).toEqual([]);
+
+    refused.mockRestore();
+    await followedUp(app, approvalId);
+    expect(await triggeredEntries(app, approvalId)).toHaveLength(1);
+  });
+
+  it('happens after a restart when the process died between the commit and the enqueue', async () => {
+    const first = await buildTestApp({ backend, env });
+    // Nothing this process enqueues reaches the queue: as if it were killed right after
+    // the incident's commit.
+    refuseEnqueues(first.app);
+    const alert = crashLoop();
+    await postSigned(first.app, URL, alert);
+    // What the dying process committed, whatever it managed to answer.
+    const incident = await first.app.services.store.db
+      .selectFrom('incidents')
+      .select('approval_id')
+      .where('namespace', '=', alert.namespace)
+      .executeTakeFirst();
+    const approvalId = incident?.approval_id ?? '';
+    expect(approvalId).not.toBe('');
+    await first.close();
+
+    const second = await buildTestApp({ reuse: first });
+    await followedUp(second.app, approvalId);
+    expect(await triggeredEntries(second.app, approvalId)).toHaveLength(1);
+  });
+});
