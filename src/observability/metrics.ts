@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The service's Prometheus metrics, one registry per app so instances never share counts. */
 export interface Metrics {
@@ -13,6 +13,11 @@ export interface Metrics {
   anomalyFrequency24h: Histogram<'escalation_level'>;
   signalsProduced: Counter<'severity'>;
   signalsConsumed: Counter<'outcome'>;
+  /** CONTRACT, Signals under overload: signals accepted and not yet handled by the consumers. */
+  signalsBacklog: Gauge;
+  signalsOldestUnhandledAge: Gauge;
+  /** Refreshes both signal gauges at each scrape; set by the intake feature, which owns them. */
+  readSignalBacklog?: () => Promise<void>;
   httpRequestDuration: Histogram<'method' | 'route' | 'status_code'>;
 }
 
@@ -20,7 +25,8 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  return {
+  const collect = () => metrics.readSignalBacklog?.();
+  const metrics: Metrics = {
     registry,
     alertChainSuccess: new Counter({
       name: 'alert_chain_success_total',
@@ -65,6 +71,18 @@ export function createMetrics(): Metrics {
       labelNames: ['outcome'],
       registers,
     }),
+    signalsBacklog: new Gauge({
+      name: 'signals_backlog',
+      help: 'Signals accepted onto platform:signals and not yet handled by the signal consumers',
+      registers,
+      collect,
+    }),
+    signalsOldestUnhandledAge: new Gauge({
+      name: 'signals_oldest_unhandled_age_seconds',
+      help: 'Age of the oldest signal not yet handled by the signal consumers (0 when none)',
+      registers,
+      collect,
+    }),
     httpRequestDuration: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request duration by route',
@@ -73,4 +91,5 @@ export function createMetrics(): Metrics {
       registers,
     }),
   };
+  return metrics;
 }

@@ -20,8 +20,18 @@ export interface ReadGroupOptions {
   claimIdleMs: number;
 }
 
+/** What a consumer group still owes: entries never delivered to it plus those unacknowledged. */
+export interface StreamBacklog {
+  count: number;
+  /** The ms part of the oldest such entry's id (when it was appended); null when none. */
+  oldestMs: number | null;
+}
+
 export interface StreamPort {
-  /** Appends one entry and trims the stream to about `maxLen` entries; resolves to its id. */
+  /**
+   * Appends one entry and trims the stream to about `maxLen` entries; resolves to its id.
+   * Trimming never removes an entry that some consumer group has not acknowledged yet.
+   */
   append(stream: string, fields: Record<string, string>, maxLen: number): Promise<string>;
   range(stream: string, options: RangeOptions): Promise<StreamEntry[]>;
   length(stream: string): Promise<number>;
@@ -35,5 +45,7 @@ export interface StreamPort {
     options: ReadGroupOptions,
   ): Promise<StreamEntry[]>;
   ack(stream: string, group: string, ids: string[]): Promise<void>;
+  /** The group's backlog; a group that does not exist owes nothing. */
+  backlog(stream: string, group: string): Promise<StreamBacklog>;
   close(): Promise<void>;
 }

@@ -378,22 +378,87 @@ describe.each(backends)('stream contract: $name', (backend) => {
     expect(await stream.readGroup(events, 'workers', 'b', stale)).toEqual([]);
   });
 
-  it('drops pending entries that were trimmed away', async () => {
-    const early = await appendMany(stream, events, 5);
+  it('keeps every entry a group has not acknowledged when appending past maxLen', async () => {
     await stream.ensureGroup(events, 'workers');
-    await stream.readGroup(events, 'workers', 'a', { count: 5, ...noClaim });
+    const early = await appendMany(stream, events, 5);
+    const delivered = await stream.readGroup(events, 'workers', 'a', { count: 3, ...noClaim });
+    await stream.ack(events, 'workers', [delivered[1]!.id]);
+    const later: string[] = [];
     for (let round = 0; round < 6; round++) {
-      await Promise.all(Array.from({ length: 50 }, () => stream.append(events, { x: '1' }, 10)));
+      const batch = Array.from({ length: 50 }, () => stream.append(events, { x: '1' }, 10));
+      later.push(...(await Promise.all(batch)));
     }
-    const oldest = (await stream.range(events, { limit: 1 }))[0]!.id;
-    expect(early.every((id) => isBefore(id, oldest))).toBe(true);
-    const next = await stream.readGroup(events, 'workers', 'b', {
+    // Trimming cuts a prefix: it stops below the oldest pending entry (delivered, not
+    // acknowledged), so every entry after it stays too, acknowledged or not.
+    const kept = idsOf(await stream.range(events, { limit: 1000 }));
+    expect(kept).toEqual([...early, ...later]);
+    expect(await stream.backlog(events, 'workers')).toEqual({
+      count: 2 + 2 + later.length,
+      oldestMs: parse(early[0]!)[0],
+    });
+    const claimed = await stream.readGroup(events, 'workers', 'b', {
       count: 10,
       blockMs: 0,
       claimIdleMs: 0,
     });
-    expect(next.length).toBeGreaterThan(0);
-    expect(idsOf(next).filter((id) => early.includes(id))).toEqual([]);
+    expect(idsOf(claimed)).toEqual([early[0], early[2]]);
+  });
+
+  it('trims entries once every group has acknowledged them, down to about maxLen', async () => {
+    await stream.ensureGroup(events, 'fast');
+    await stream.ensureGroup(events, 'slow');
+    const ids = await appendMany(stream, events, 300);
+    const drain = async (group: string, upTo: number) => {
+      const entries = await stream.readGroup(events, group, 'c', { count: upTo, ...noClaim });
+      await stream.ack(events, group, idsOf(entries));
+    };
+    await drain('fast', 300);
+    await drain('slow', 100);
+    const more = await Promise.all(
+      Array.from({ length: 150 }, () => stream.append(events, { x: '1' }, 10)),
+    );
+    // The slow group still owes everything after its first 100.
+    const kept = idsOf(await stream.range(events, { limit: 1000 }));
+    expect(kept).toEqual([...ids.slice(100), ...more]);
+    expect((await stream.backlog(events, 'slow')).count).toBe(200 + more.length);
+    expect(await stream.backlog(events, 'fast')).toEqual({
+      count: more.length,
+      oldestMs: parse(more[0]!)[0],
+    });
+
+    await drain('slow', 1000);
+    await drain('fast', 1000);
+    expect(await stream.backlog(events, 'slow')).toEqual({ count: 0, oldestMs: null });
+    await Promise.all(Array.from({ length: 150 }, () => stream.append(events, { x: '1' }, 10)));
+    const length = await stream.length(events);
+    expect(length).toBeGreaterThanOrEqual(10);
+    expect(length).toBeLessThanOrEqual(10 + 200);
+  });
+
+  it('counts a backlog of never delivered and pending entries, oldest first', async () => {
+    expect(await stream.backlog(events, 'workers')).toEqual({ count: 0, oldestMs: null });
+    await stream.ensureGroup(events, 'workers');
+    expect(await stream.backlog(events, 'workers')).toEqual({ count: 0, oldestMs: null });
+    const ids = await appendMany(stream, events, 4);
+    expect(await stream.backlog(events, 'workers')).toEqual({
+      count: 4,
+      oldestMs: parse(ids[0]!)[0],
+    });
+    const first = await stream.readGroup(events, 'workers', 'a', { count: 2, ...noClaim });
+    expect((await stream.backlog(events, 'workers')).count).toBe(4);
+    await stream.ack(events, 'workers', [first[0]!.id]);
+    expect(await stream.backlog(events, 'workers')).toEqual({
+      count: 3,
+      oldestMs: parse(ids[1]!)[0],
+    });
+    await stream.ack(events, 'workers', [ids[1]!]);
+    expect(await stream.backlog(events, 'workers')).toEqual({
+      count: 2,
+      oldestMs: parse(ids[2]!)[0],
+    });
+    const peer = await fixture.peer();
+    expect((await peer.backlog(events, 'workers')).count).toBe(2);
+    expect((await stream.backlog(events, 'nobody')).count).toBe(0);
   });
 
   it('makes ensureGroup idempotent without moving an existing group', async () => {
@@ -620,14 +685,15 @@ describe.each(storeKinds())('sql stream specifics on %s', (kind) => {
     await stream.close();
   });
 
-  it('removes pending rows of trimmed entries', async () => {
+  it('never deletes pending rows when trimming', async () => {
     const stream = createSqlStream(store, systemClock);
     await appendMany(stream, 'events', 5);
     await stream.ensureGroup('events', 'workers');
     await stream.readGroup('events', 'workers', 'a', { count: 5, ...noClaim });
     await Promise.all(Array.from({ length: 200 }, () => stream.append('events', { x: '1' }, 10)));
     const pending = await store.db.selectFrom('stream_pending').selectAll().execute();
-    expect(pending).toEqual([]);
+    expect(pending).toHaveLength(5);
+    expect(await stream.length('events')).toBe(205);
     await stream.close();
   });
 });

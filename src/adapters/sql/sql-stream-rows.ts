@@ -64,7 +64,11 @@ export async function groupCursor(db: Db | Tx, stream: string, group: string) {
   return row ? { ms: row.last_ms, seq: row.last_seq } : undefined;
 }
 
-/** Keeps the newest `maxLen` entries (at least one, which carries the last id). */
+/**
+ * Keeps the newest `maxLen` entries (at least one, which carries the last id), and every
+ * entry a consumer group still needs: trimming stops below each group's cursor (entries
+ * never delivered to it) and below its oldest pending entry (delivered, not acknowledged).
+ */
 export async function trim(tx: Tx, stream: string, maxLen: number) {
   const keep = Math.max(1, Math.floor(maxLen));
   const cutoff = await tx
@@ -77,14 +81,55 @@ export async function trim(tx: Tx, stream: string, maxLen: number) {
     .offset(keep)
     .executeTakeFirst();
   if (!cutoff) return;
-  await tx
+  // Cursors before pending rows: a read that commits in between moves its cursor and adds
+  // its pending rows together, so the later look sees the rows of every entry below the
+  // cursor seen first (and an entry only leaves the pending rows once acknowledged).
+  const groups = await tx
+    .selectFrom('stream_groups')
+    .select(['group_name', 'last_ms', 'last_seq'])
+    .where('stream', '=', stream)
+    .execute();
+  let query = tx
     .deleteFrom('stream_entries')
     .where('stream', '=', stream)
-    .where(compareId('stream_entries', '<=', cutoff))
-    .execute();
-  await tx
-    .deleteFrom('stream_pending')
+    .where(compareId('stream_entries', '<=', cutoff));
+  for (const group of groups) {
+    const cursor = { ms: group.last_ms, seq: group.last_seq };
+    query = query.where(compareId('stream_entries', '<=', cursor));
+    const oldestPending = await tx
+      .selectFrom('stream_pending')
+      .select(['ms', 'seq'])
+      .where('stream', '=', stream)
+      .where('group_name', '=', group.group_name)
+      .orderBy('ms')
+      .orderBy('seq')
+      .limit(1)
+      .executeTakeFirst();
+    if (oldestPending) query = query.where(compareId('stream_entries', '<', oldestPending));
+  }
+  await query.execute();
+}
+
+/** What `group` still owes: entries after its cursor, and its pending (unacknowledged) ones. */
+export async function groupBacklog(db: Db | Tx, stream: string, group: string) {
+  const cursor = await groupCursor(db, stream, group);
+  if (!cursor) return { count: 0, oldestMs: null };
+  const undelivered = await db
+    .selectFrom('stream_entries')
+    .select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('ms').as('oldest')])
     .where('stream', '=', stream)
-    .where(compareId('stream_pending', '<=', cutoff))
-    .execute();
+    .where(compareId('stream_entries', '>', cursor))
+    .executeTakeFirstOrThrow();
+  const pending = await db
+    .selectFrom('stream_pending')
+    .select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('ms').as('oldest')])
+    .where('stream', '=', stream)
+    .where('group_name', '=', group)
+    .executeTakeFirstOrThrow();
+  // Pending entries were delivered, so they are older than any entry after the cursor.
+  const oldest = pending.oldest ?? undelivered.oldest;
+  return {
+    count: Number(undelivered.n) + Number(pending.n),
+    oldestMs: oldest === null || oldest === undefined ? null : Number(oldest),
+  };
 }

@@ -7,6 +7,7 @@ import {
   compareId,
   type EntryId,
   formatId,
+  groupBacklog,
   newest,
   nextId,
   parseId,
@@ -221,6 +222,10 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
           .where((eb) => eb.or(chunk.map((id) => eb.and({ ms: id.ms, seq: id.seq }))))
           .execute();
       }
+    },
+
+    backlog(stream, group) {
+      return groupBacklog(store.db, stream, group);
     },
 
     /**

@@ -13,6 +13,11 @@ import {
 } from './alert-schema.js';
 import { fromAlertmanager } from './normalize-alert.js';
 import {
+  createSignalBacklog,
+  SIGNALS_BACKLOG_LIMIT,
+  SIGNALS_BACKLOG_RETRY_AFTER_SECONDS,
+} from './signal-backlog.js';
+import {
   SIGNALS_STREAM,
   SIGNALS_STREAM_MAX_LENGTH,
   SignalBody,
@@ -42,6 +47,7 @@ export async function intakeRoutes(
   acceptSignedJson(app);
   app.addHook('preValidation', verifySignedWebhook(services));
   const { stream, metrics, clock } = services;
+  const backlog = createSignalBacklog(services);
 
   app.post(
     '/webhooks/signals',
@@ -51,12 +57,33 @@ export async function intakeRoutes(
         tags: ['webhooks'],
         headers: signatureHeaders,
         body: SignalBody,
-        response: { 200: SignalResponse, 401: ErrorBody, 422: ErrorBody, 500: ErrorBody },
+        response: {
+          200: SignalResponse,
+          401: ErrorBody,
+          422: ErrorBody,
+          500: ErrorBody,
+          503: ErrorBody,
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const signal = request.body;
       let messageId: string;
+      // CONTRACT, Signals under overload: refuse rather than accept what trimming would drop.
+      let unhandled: number;
+      try {
+        unhandled = (await backlog.current()).count;
+      } catch (error) {
+        request.log.error({ err: error }, 'signal backlog not read');
+        throw errors.signalNotProduced((error as Error).message);
+      }
+      if (unhandled >= SIGNALS_BACKLOG_LIMIT) {
+        // Back-pressure, not a fault: answered here, without an error log line per request
+        // (the backlog logs when it fills and when it drains).
+        const { detail } = errors.signalBacklogFull(unhandled);
+        reply.header('retry-after', String(SIGNALS_BACKLOG_RETRY_AFTER_SECONDS));
+        return reply.code(503).send({ detail });
+      }
       try {
         const fields = signalToStreamFields(signal, new Date(clock.now()));
         messageId = await stream.append(SIGNALS_STREAM, fields, SIGNALS_STREAM_MAX_LENGTH);
@@ -64,6 +91,7 @@ export async function intakeRoutes(
         request.log.error({ err: error }, 'signal not written to the stream');
         throw errors.signalNotProduced((error as Error).message);
       }
+      backlog.noteAccepted();
       metrics.signalsProduced.labels(signal.severity ?? 'warning').inc();
       return { success: true, message_id: messageId, stream: SIGNALS_STREAM };
     },

@@ -9,6 +9,14 @@ import { SIGNALS_STREAM, type StoredSignal, signalFromStreamFields } from './sig
 
 export const SIGNAL_CONSUMER_GROUP = 'signal-consumer';
 
+/**
+ * CONTRACT, Signals under overload: the group exists from the service's start, even when its
+ * consumers run only in `npm run consumer`, so trimming spares what they have not handled yet.
+ */
+export function ensureSignalGroup({ stream }: Pick<Services, 'stream'>): Promise<void> {
+  return stream.ensureGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP);
+}
+
 export interface SignalConsumerOptions {
   consumerName?: string;
   blockMs?: number;
