@@ -27,6 +27,7 @@ import { prepareGracefulClose } from './http/graceful-close.js';
 import { acceptStrictJson } from './http/json-body.js';
 import { validatorCompiler } from './http/validator.js';
 import { observabilityRoutes } from './observability/observability-routes.js';
+import { readinessRoutes } from './observability/readiness.js';
 
 /** Headers that carry secrets; pino replaces them wherever a request is logged. */
 const REDACTED_PATHS = [
@@ -105,6 +106,7 @@ export async function buildApp(
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(observabilityRoutes, { services });
+  await app.register(readinessRoutes, { prefix: '/api/v1', services });
   const cards = createCardSender(services);
   const hitCounts = createHitCountRefresher(cards);
   const intake = createAlertIntake(services, alertTypeRules, {

@@ -1,10 +1,12 @@
 import { startAnalysisWork } from './features/analysis/analysis-work.js';
 import type { CallbackDeps } from './features/chat/callback-handler.js';
-import { type LongPolling, startLongPolling } from './features/chat/long-polling.js';
+import { startLeasedPolling } from './features/chat/leased-polling.js';
+import type { LongPolling } from './features/chat/long-polling.js';
 import { registerErrtrackerWorkers } from './features/errtracker/issue-analysis-job.js';
 import type { AlertIntake } from './features/intake/alert-intake.js';
 import { registerIncidentWorkers } from './features/intake/incident-followup.js';
-import { startSignalConsumer } from './features/intake/signal-consumer.js';
+import { ensureSignalGroup, startSignalConsumer } from './features/intake/signal-consumer.js';
+import { startOutboxRelay } from './features/outbox/outbox-relay.js';
 import type { RepairDeps } from './features/repair/auto-repair.js';
 import { registerRepairWorkers } from './features/repair/repair-jobs.js';
 
@@ -34,13 +36,19 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
   registerRepairWorkers(services, repair);
   const analysis = startAnalysisWork(services);
   await jobs.start();
+  // Follow-up jobs committed but not yet enqueued: left by a crash or a queue outage.
+  const outbox = startOutboxRelay(services);
+  // The signal backlog is counted against the consumers' group even while they run elsewhere.
+  await ensureSignalGroup(services);
   const stopConsumer = config.signalConsumer ? startSignalConsumer(services, intake) : undefined;
   let polling: LongPolling | undefined;
-  if (chat.configured && config.chatPolling) polling = startLongPolling(callbacks);
+  // Every replica may keep CHAT_POLLING=true: only the lease holder polls.
+  if (chat.configured && config.chatPolling) polling = startLeasedPolling(callbacks);
   return {
     pollingActive: () => polling?.active() ?? false,
     async stop() {
       await analysis.stop();
+      await outbox.stop();
       await polling?.stop();
       await stopConsumer?.();
       await parts.hitCounts.flushAll();

@@ -28,6 +28,9 @@ export const errors = {
   hmacFailed: (reason: string) => new HttpError(401, `HMAC verification failed: ${reason}`),
   // spec, Errors: signal webhook
   signalNotProduced: (reason: string) => new HttpError(500, `Failed to produce signal: ${reason}`),
+  // CONTRACT, Signals under overload: refused rather than accepted and trimmed away unhandled
+  signalBacklogFull: (count: number) =>
+    new HttpError(503, `Failed to produce signal: backlog full (${count} signals not yet handled)`),
   invalidJson: (reason: string) => new HttpError(400, BODY_PROBLEMS.notJson(reason)),
   /** CONTRACT, Bad input: `problem` is one of BODY_PROBLEMS. */
   badBody: (problem: string) => new HttpError(400, problem),

@@ -8,10 +8,17 @@ import type { ChatPort } from './ports/chat.js';
 import type { Clock } from './ports/clock.js';
 import type { Executor } from './ports/executor.js';
 import type { JobQueue } from './ports/jobs.js';
+import type { Leases } from './ports/lease.js';
 import type { OnceKeys } from './ports/once-keys.js';
 import type { Store } from './ports/store.js';
 import type { StreamPort } from './ports/stream.js';
 import type { TrackerPort } from './ports/tracker.js';
+
+/** A dependency the service cannot work without, and a cheap round trip to it. */
+export interface DependencyCheck {
+  name: 'database' | 'redis';
+  ping(): Promise<void>;
+}
 
 /** Everything a feature may use, built once at start-up from the configuration. */
 export interface Services {
@@ -24,6 +31,8 @@ export interface Services {
   bus: BusPort;
   once: OnceKeys;
   jobs: JobQueue;
+  /** One holder per name across replicas: chat long polling runs on the holder only. */
+  leases: Leases;
   /** The configured analyzer behind the spec's timeout, concurrency limit and breaker. */
   analyzer: ResilientAnalyzer;
   /**
@@ -35,4 +44,6 @@ export interface Services {
   chat: ChatPort;
   /** Runs repair playbook steps: dry-run or kubectl (REPAIR_EXECUTOR). */
   executor: Executor;
+  /** What readiness checks: the database, and Redis when REDIS_URL is set. */
+  dependencies: readonly DependencyCheck[];
 }

@@ -18,9 +18,12 @@ import { createStore } from './create-store.js';
 import { createExecutor } from './executors/create-executor.js';
 import { createHttpTracker } from './http/http-tracker.js';
 import { createMemoryBus } from './memory/memory-bus.js';
+import { createMemoryLeases } from './memory/memory-leases.js';
 import { noopChat } from './noop/noop-chat.js';
 import { createBullmqJobs } from './redis/bullmq-jobs.js';
 import { createRedisBus } from './redis/redis-bus.js';
+import { BOUNDED_REDIS_OPTIONS } from './redis/redis-connections.js';
+import { createRedisLeases } from './redis/redis-leases.js';
 import { createRedisOnceKeys } from './redis/redis-once-keys.js';
 import { createRedisStream } from './redis/redis-stream.js';
 import { createSqlJobs } from './sql/sql-jobs.js';
@@ -33,6 +36,8 @@ export interface ServiceOverrides {
   /** Replaces the analyzer chosen by ANALYZER (tests use slow or failing ones). */
   analyzer?: Analyzer;
   resilience?: ResilienceOptions;
+  /** Shortens the leases' life (tests see a chat polling takeover in seconds). */
+  leaseTtlMs?: number;
 }
 
 export interface Runtime {
@@ -52,7 +57,8 @@ export async function createServices(
   overrides: ServiceOverrides = {},
 ): Promise<Runtime> {
   const clock = overrides.clock ?? systemClock;
-  const store = await createStore(config.database);
+  const store = await createStore(config.database, log);
+  const database = { name: 'database' as const, ping: () => store.ping() };
   const analyzer = withResilience(
     overrides.analyzer ?? createAnalyzer(config),
     overrides.resilience,
@@ -85,10 +91,18 @@ export async function createServices(
       bus: createMemoryBus(),
       once: createSqlOnceKeys(store, clock),
       jobs: createSqlJobs(store, clock, log),
+      leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
+      dependencies: [database],
     };
     return { services, close: () => closeAll(services) };
   }
-  const redis = new Redis(config.redisUrl, { enableAutoPipelining: true, lazyConnect: true });
+  // Requests wait on this connection, so its waits are bounded (redis-connections.ts).
+  const redis = new Redis(config.redisUrl, {
+    ...BOUNDED_REDIS_OPTIONS,
+    enableAutoPipelining: true,
+    lazyConnect: true,
+  });
+  redis.on('error', (error) => log.warn({ err: error }, 'redis: connection error'));
   try {
     await redis.connect();
   } catch (error) {
@@ -102,6 +116,16 @@ export async function createServices(
     bus: createRedisBus(redis, prefix),
     once: createRedisOnceKeys(redis, prefix),
     jobs: createBullmqJobs(config.redisUrl, prefix, log),
+    leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),
+    dependencies: [
+      database,
+      {
+        name: 'redis',
+        ping: async () => {
+          await redis.ping();
+        },
+      },
+    ],
   };
   return {
     services,

@@ -40,6 +40,8 @@ export interface TestAppOptions {
   clock?: Clock;
   analyzer?: Analyzer;
   resilience?: ResilienceOptions;
+  /** The leases' time to live (chat polling takeover tests). */
+  leaseTtlMs?: number;
   /** Reuse the state of an earlier app (same data dir / schema / prefix): a restart. */
   reuse?: TestApp;
 }
@@ -79,6 +81,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock: options.clock,
     analyzer: options.analyzer,
     resilience: options.resilience,
+    leaseTtlMs: options.leaseTtlMs,
   });
   await app.ready();
   let closed = false;

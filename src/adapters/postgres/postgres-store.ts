@@ -11,6 +11,12 @@ export interface PostgresStoreOptions {
   /** Every table lives in this schema (created if missing); isolates tenants and test runs. */
   schema?: string;
   poolSize?: number;
+  /**
+   * Told about errors of idle pooled connections (a server restart or
+   * `pg_terminate_backend`); the pool drops such a connection and opens a new one on the
+   * next query.
+   */
+  onIdleConnectionError?: (error: Error) => void;
 }
 
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
@@ -29,6 +35,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     max: options.poolSize ?? 10,
     options: schema ? `-c search_path="${schema}"` : undefined,
   });
+  // Without a listener, an idle connection closed by the server ("terminating connection
+  // due to administrator command") is an unhandled 'error' event and ends the process.
+  pool.on('error', (error) => options.onIdleConnectionError?.(error));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   await runMigrations(db, 'postgres', schema);
 

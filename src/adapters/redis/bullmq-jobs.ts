@@ -3,6 +3,8 @@ import { type Job, Queue, Worker } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
 import type { JobHandler, JobOptions, JobQueue } from '../../ports/jobs.js';
+import { withDeadline } from '../../support/deadline.js';
+import { asRedisFailure, BOUNDED_REDIS_OPTIONS, REDIS_WAIT_MS } from './redis-connections.js';
 
 export interface BullmqJobsOptions {
   /** First retry delay; BullMQ doubles it for each further retry. */
@@ -40,6 +42,7 @@ export function createBullmqJobs(
   const queues = new Map<string, Queue>();
   const workers: Worker[] = [];
   let connection: Redis | undefined;
+  let queueConnection: Redis | undefined;
   let started = false;
   let closed: Promise<void> | undefined;
 
@@ -52,12 +55,38 @@ export function createBullmqJobs(
     return connection;
   }
 
+  /**
+   * Enqueueing happens on request paths (an alert that opens an incident), so queues add
+   * jobs over a bounded connection of their own; only the workers' connection waits for
+   * Redis forever (`maxRetriesPerRequest: null`, which BullMQ requires for blocking reads).
+   */
+  function boundedRedis(): Redis {
+    if (!queueConnection) {
+      queueConnection = new Redis(redisUrl, BOUNDED_REDIS_OPTIONS);
+      queueConnection.on('error', (error) =>
+        log.warn({ err: error }, 'jobs: redis queue connection error'),
+      );
+    }
+    return queueConnection;
+  }
+
   function queueFor(name: string): Queue {
     let queue = queues.get(name);
     if (!queue) {
-      queue = new Queue(name, { connection: redis(), prefix: bullPrefix });
-      queue.on('error', (error) => log.warn({ err: error, name }, 'jobs: queue error'));
-      queues.set(name, queue);
+      const connection = boundedRedis();
+      // BullMQ keeps a queue whose set-up failed failed for good, so none is made while
+      // Redis is away, and one whose set-up fails anyway is dropped for a fresh one.
+      if (connection.status !== 'ready' && connection.status !== 'connecting') {
+        throw new Error(`Redis connection is ${connection.status}`);
+      }
+      const made = new Queue(name, { connection, prefix: bullPrefix });
+      made.on('error', (error) => log.warn({ err: error, name }, 'jobs: queue error'));
+      made.waitUntilReady().catch(() => {
+        if (queues.get(name) === made) queues.delete(name);
+        made.close().catch(() => undefined);
+      });
+      queues.set(name, made);
+      queue = made;
     }
     return queue;
   }
@@ -111,23 +140,42 @@ export function createBullmqJobs(
   }
 
   async function quit(): Promise<void> {
+    queueConnection?.disconnect();
     await connection?.quit().catch(() => connection?.disconnect());
+  }
+
+  async function add(
+    queue: Queue,
+    name: string,
+    payload: Record<string, unknown>,
+    options: {
+      bullId: string;
+      attempts: number;
+    },
+  ): Promise<void> {
+    await clearFinished(queue, options.bullId);
+    await queue.add(name, payload, {
+      jobId: options.bullId,
+      attempts: options.attempts,
+      backoff: { type: 'exponential', delay: backoffMs },
+      removeOnComplete: KEEP_COMPLETED,
+      removeOnFail: KEEP_FAILED,
+    });
   }
 
   return {
     async enqueue(name: string, payload: Record<string, unknown>, jobOptions: JobOptions = {}) {
       if (closed) throw new Error('jobs: queue is closed');
       const id = jobOptions.jobId ?? crypto.randomUUID();
-      const bullId = toBullId(id);
-      const queue = queueFor(name);
-      await clearFinished(queue, bullId);
-      await queue.add(name, payload, {
-        jobId: bullId,
-        attempts: Math.max(1, jobOptions.attempts ?? 3),
-        backoff: { type: 'exponential', delay: backoffMs },
-        removeOnComplete: KEEP_COMPLETED,
-        removeOnFail: KEEP_FAILED,
-      });
+      const options = { bullId: toBullId(id), attempts: Math.max(1, jobOptions.attempts ?? 3) };
+      // A queue made while Redis is down waits for it to come back before its first command;
+      // the deadline keeps that wait, too, within the request path's bound.
+      try {
+        const adding = add(queueFor(name), name, payload, options);
+        await withDeadline(adding, REDIS_WAIT_MS, () => new Error('Redis did not answer in time'));
+      } catch (error) {
+        throw asRedisFailure(error);
+      }
       return id;
     },
 

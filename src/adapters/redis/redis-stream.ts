@@ -1,7 +1,17 @@
 import type { Redis } from 'ioredis';
 import type { StreamEntry, StreamPort } from '../../ports/stream.js';
+import { asRedisFailure, WAITING_REDIS_OPTIONS } from './redis-connections.js';
+import { BACKLOG, redisScript, TRIM } from './redis-stream-scripts.js';
 
 type RawEntry = [id: string, fields: string[] | null];
+
+const trimScript = redisScript(TRIM);
+const backlogScript = redisScript(BACKLOG);
+/**
+ * As the SQL stream: each process trims once per a tenth of the limit (at least 100) of its
+ * appends, and on its first, so a plain XADD serves the others (a third of the cost).
+ */
+const trimStep = (maxLen: number) => Math.max(100, Math.floor(maxLen / 10));
 
 /**
  * Redis Streams. Non-blocking commands share the caller's (auto-pipelined) connection; each
@@ -11,12 +21,13 @@ type RawEntry = [id: string, fields: string[] | null];
 export function createRedisStream(redis: Redis, prefix: string): StreamPort {
   const idle: Redis[] = [];
   const owned = new Set<Redis>();
+  const appendsSinceTrim = new Map<string, number>();
   let closed = false;
 
   function borrowBlocking(): Redis {
     const spare = idle.pop();
     if (spare) return spare;
-    const connection = redis.duplicate({ enableAutoPipelining: false });
+    const connection = redis.duplicate({ ...WAITING_REDIS_OPTIONS, enableAutoPipelining: false });
     owned.add(connection);
     return connection;
   }
@@ -35,8 +46,21 @@ export function createRedisStream(redis: Redis, prefix: string): StreamPort {
       assertOpen();
       const flat = Object.entries(fields).flat();
       const limit = String(Math.max(0, Math.floor(maxLen)));
-      const id = await redis.xadd(prefix + stream, 'MAXLEN', '~', limit, '*', ...flat);
+      // Appends come from requests: a Redis outage is reported as such, not in driver words.
+      const key = prefix + stream;
+      const id = await redis.xadd(key, '*', ...flat).catch((error: unknown) => {
+        throw asRedisFailure(error);
+      });
       if (id === null) throw new Error(`XADD to "${stream}" returned no id`);
+      const since = (appendsSinceTrim.get(stream) ?? Number.POSITIVE_INFINITY) + 1;
+      appendsSinceTrim.set(stream, since >= trimStep(maxLen) ? 0 : since);
+      if (since >= trimStep(maxLen)) {
+        // The entry is in: a failed trim only leaves the stream longer, so the next append
+        // tries again instead of reporting an accepted entry as failed.
+        await trimScript(redis, key, [limit]).catch(() => {
+          appendsSinceTrim.set(stream, Number.POSITIVE_INFINITY);
+        });
+      }
       return id;
     },
 
@@ -112,6 +136,15 @@ export function createRedisStream(redis: Redis, prefix: string): StreamPort {
     async ack(stream, group, ids) {
       if (ids.length === 0) return;
       await redis.xack(prefix + stream, group, ...ids);
+    },
+
+    async backlog(stream, group) {
+      // Read before every signal append: an outage is reported as such here too.
+      const reply = await backlogScript(redis, prefix + stream, [group]).catch((error: unknown) => {
+        throw asRedisFailure(error);
+      });
+      const [count, oldest] = reply as [number, string | null];
+      return { count: Number(count), oldestMs: oldest ? Number(oldest.split('-')[0]) : null };
     },
 
     /**
