@@ -17,6 +17,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { exitWith } from './lib/exit-with.js';
 
 type Schema = Record<string, unknown>;
 type OpenApiDoc = {
@@ -665,11 +666,5 @@ async function main(): Promise<number> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().then(
-    (code) => process.exit(code),
-    (error) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  exitWith('fuzz', main);
 }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { alertmanagerBinary } from './alertmanager.js';
 import { cleanupDistributed, distributedUnavailable } from './lib/distributed.js';
 import { executeRun } from './lib/execute.js';
+import { exitWith } from './lib/exit-with.js';
 import type { LoadSettings } from './lib/load.js';
 import { installExitHandlers, stopAll } from './lib/processes.js';
 import type { RunOutcome } from './lib/run-spec.js';
@@ -143,10 +144,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: Error) => {
-    console.error(`bench failed: ${error.stack ?? error.message}`);
-    process.exit(1);
-  },
-);
+exitWith('bench', main);

@@ -18,6 +18,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { convergedAlertRequest, newAlertSequence, signalRequests } from './lib/bodies.js';
+import { exitWith } from './lib/exit-with.js';
 import { installExitHandlers, stopAll } from './lib/processes.js';
 import { buildService, type StoreMode, startService } from './lib/service.js';
 import type { Target } from './lib/target.js';
@@ -364,10 +365,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: Error) => {
-    console.error(`soak failed: ${error.stack ?? error.message}`);
-    process.exit(1);
-  },
-);
+exitWith('soak', main);
