@@ -19,7 +19,13 @@ export interface Upstream {
 
 export type UpstreamHandler = (
   request: RecordedRequest,
-) => { status?: number; body: unknown } | Promise<{ status?: number; body: unknown }>;
+) => UpstreamAnswer | Promise<UpstreamAnswer>;
+
+export interface UpstreamAnswer {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
 
 const servers: Upstream[] = [];
 afterAll(async () => {
@@ -47,7 +53,10 @@ export async function startUpstream(initial: UpstreamHandler): Promise<Upstream>
       requests.push(recorded);
       try {
         const answer = await handler(recorded);
-        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' });
+        res.writeHead(answer.status ?? 200, {
+          'content-type': 'application/json',
+          ...answer.headers,
+        });
         res.end(JSON.stringify(answer.body));
       } catch {
         res.destroy();

@@ -4,6 +4,13 @@ import {
   type ChatUpdate,
   type InlineKeyboard,
 } from '../../ports/chat.js';
+import {
+  retryUpstream,
+  UPSTREAM_RETRY,
+  type UpstreamFailure,
+  type UpstreamRetryOptions,
+  wasRefused,
+} from '../../support/upstream-retry.js';
 
 export interface TelegramChatOptions {
   /** CHAT_BOT_TOKEN: part of every URL, so it never appears in an error or a log line. */
@@ -14,6 +21,8 @@ export interface TelegramChatOptions {
   apiBase: string;
   /** How long a call may take, long polls excepted; default 10 s. */
   timeoutMs?: number;
+  /** Retries of a call the API refused for now (429, 5xx) or never received. */
+  retry?: UpstreamRetryOptions;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -26,17 +35,48 @@ const NOT_MODIFIED = 'message is not modified';
 
 type Answer = { ok?: unknown; result?: unknown; description?: unknown } & Record<string, unknown>;
 
+/** A ChatApiError that knows whether sending the call again is safe. */
+class TelegramCallError extends ChatApiError {
+  constructor(
+    method: string,
+    reason: string,
+    readonly failure: UpstreamFailure,
+  ) {
+    super(method, reason);
+  }
+}
+
+const failureOf = (error: unknown): UpstreamFailure =>
+  error instanceof TelegramCallError ? error.failure : { kind: 'final' };
+
+/**
+ * The Bot API's flood control: HTTP 429 with `parameters.retry_after` in seconds. A 5xx means
+ * the call was not carried out. Anything else is final.
+ */
+function failureOfAnswer(status: number, answer: Answer | undefined): UpstreamFailure {
+  if (status === 429) {
+    const parameters = answer?.parameters as { retry_after?: unknown } | undefined;
+    const seconds = parameters?.retry_after;
+    return {
+      kind: 'rate-limited',
+      retryAfterMs: typeof seconds === 'number' && seconds >= 0 ? seconds * 1000 : 1000,
+    };
+  }
+  return status >= 500 ? { kind: 'server-error' } : { kind: 'final' };
+}
+
 /** The chat port on the Telegram Bot API, over global fetch, JSON bodies, plain text. */
 export function createTelegramChat(options: TelegramChatOptions): ChatPort {
   const base = options.apiBase.replace(/\/+$/, '');
   const callTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retry = options.retry ?? UPSTREAM_RETRY;
   const hideToken = (text: string) =>
     options.token ? text.split(options.token).join('<token>') : text;
 
-  async function call(
+  async function callOnce(
     method: string,
     body: Record<string, unknown>,
-    timeoutMs = callTimeoutMs,
+    timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<Answer & { result: unknown }> {
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -54,8 +94,11 @@ export function createTelegramChat(options: TelegramChatOptions): ChatPort {
     } catch (error) {
       // The caller's own abort (shutdown) is not a chat failure: it gets its reason back.
       if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) throw new ChatApiError(method, `no answer within ${timeoutMs} ms`);
-      throw new ChatApiError(method, hideToken(networkReason(error)));
+      if (timeout.aborted) {
+        throw new TelegramCallError(method, `no answer within ${timeoutMs} ms`, { kind: 'final' });
+      }
+      const failure: UpstreamFailure = wasRefused(error) ? { kind: 'refused' } : { kind: 'final' };
+      throw new TelegramCallError(method, hideToken(networkReason(error)), failure);
     }
     const answer = parseAnswer(text);
     if (answer?.ok === true) return answer as Answer & { result: unknown };
@@ -63,8 +106,12 @@ export function createTelegramChat(options: TelegramChatOptions): ChatPort {
       typeof answer?.description === 'string' && answer.description
         ? answer.description
         : `HTTP ${status}`;
-    throw new ChatApiError(method, hideToken(description));
+    throw new TelegramCallError(method, hideToken(description), failureOfAnswer(status, answer));
   }
+
+  // A long poll is not retried here: the polling loop already tries again, with its own pause.
+  const call = (method: string, body: Record<string, unknown>) =>
+    retryUpstream(() => callOnce(method, body, callTimeoutMs), failureOf, retry);
 
   return {
     configured: true,
@@ -104,7 +151,7 @@ export function createTelegramChat(options: TelegramChatOptions): ChatPort {
     async getUpdates(offset: number, timeoutSeconds: number, signal: AbortSignal) {
       // The server holds a long poll up to `timeout` seconds; our own limit must be longer.
       const limitMs = timeoutSeconds * 1000 + callTimeoutMs;
-      const answer = await call(
+      const answer = await callOnce(
         'getUpdates',
         { offset, timeout: timeoutSeconds, allowed_updates: ALLOWED_UPDATES },
         limitMs,
