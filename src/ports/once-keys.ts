@@ -5,4 +5,9 @@ export interface OnceKeys {
    * claim; atomic across concurrent callers, connections and processes.
    */
   claim(scope: string, key: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * Gives a claim back, for a caller that could not do what it claimed the key for: the next
+   * claim succeeds. Releasing a key that is not claimed does nothing.
+   */
+  release(scope: string, key: string): Promise<void>;
 }

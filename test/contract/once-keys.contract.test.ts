@@ -111,6 +111,19 @@ describe.each(backends)('once keys contract: $name', (backend) => {
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 
+  it('lets a released key be claimed again, by one claimer, on any connection', async () => {
+    expect(await once.claim('errtracker-issue', 'ISSUE-1', 600)).toBe(true);
+    expect(await once.claim('errtracker-issue', 'ISSUE-2', 600)).toBe(true);
+    await fixture.peer().release('errtracker-issue', 'ISSUE-1');
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => once.claim('errtracker-issue', 'ISSUE-1', 600)),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    // Only that key: its neighbour stays claimed, and releasing an unclaimed key does nothing.
+    expect(await once.claim('errtracker-issue', 'ISSUE-2', 600)).toBe(false);
+    await once.release('errtracker-issue', 'never-claimed');
+  });
+
   it('holds the key until the ttl has passed, then lets one claimer have it again', async () => {
     expect(await once.claim('webhook', 'delivery-1', 1)).toBe(true);
     await fixture.advance(0.4);

@@ -10,5 +10,8 @@ export function createRedisOnceKeys(redis: Redis, prefix: string): OnceKeys {
       const reply = await redis.set(`${prefix}once:${scope}:${key}`, '1', 'EX', ttl, 'NX');
       return reply === 'OK';
     },
+    async release(scope, key) {
+      await redis.del(`${prefix}once:${scope}:${key}`);
+    },
   };
 }

@@ -5,6 +5,8 @@ import { migration0003ApprovalsChatRepair } from './migrations/0003-approvals-ch
 import { migration0004AnalysisTasks } from './migrations/0004-analysis-tasks.js';
 import { migration0005EventPayloads } from './migrations/0005-event-payloads.js';
 import { migration0006Outbox } from './migrations/0006-outbox.js';
+import { migration0007OutboxCompletion } from './migrations/0007-outbox-completion.js';
+import { migration0008PlaybookRunCounts } from './migrations/0008-playbook-run-counts.js';
 import type { Dialect } from './migrations/migration-kit.js';
 
 /** One ordered list of migrations, one file each; only auto-numbering differs by dialect. */
@@ -16,6 +18,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0004_analysis_tasks': migration0004AnalysisTasks(),
     '0005_event_payloads': migration0005EventPayloads(),
     '0006_outbox': migration0006Outbox(),
+    '0007_outbox_completion': migration0007OutboxCompletion(),
+    '0008_playbook_run_counts': migration0008PlaybookRunCounts(),
   };
 }
 

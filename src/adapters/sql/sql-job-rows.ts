@@ -75,21 +75,36 @@ export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<void>
     .execute();
 }
 
-/** Jobs of `name` that are due, or whose lease ran out while running (their process died). */
-export function findDue(db: Db, name: string, now: number, limit: number): Promise<Candidate[]> {
-  return db
+/**
+ * Jobs of `name` that are due, or whose lease ran out while running (their process died).
+ * Two queries, each a range of the (name, status, run_after) index: one with an OR would
+ * read every job of the name and sort them, which grows with a backlog.
+ */
+export async function findDue(
+  db: Db,
+  name: string,
+  now: number,
+  limit: number,
+): Promise<Candidate[]> {
+  const columns = ['id', 'status', 'locked_until', 'attempts_made', 'max_attempts'] as const;
+  const due = await db
     .selectFrom('jobs')
-    .select(['id', 'status', 'locked_until', 'attempts_made', 'max_attempts'])
+    .select(columns)
     .where('name', '=', name)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('status', '=', QUEUED), eb('run_after', '<=', now)]),
-        eb.and([eb('status', '=', RUNNING), eb('locked_until', '<', now)]),
-      ]),
-    )
+    .where('status', '=', QUEUED)
+    .where('run_after', '<=', now)
     .orderBy('run_after')
     .limit(limit)
     .execute();
+  const abandoned = await db
+    .selectFrom('jobs')
+    .select(columns)
+    .where('name', '=', name)
+    .where('status', '=', RUNNING)
+    .where('locked_until', '<', now)
+    .limit(limit)
+    .execute();
+  return [...abandoned, ...due].slice(0, limit);
 }
 
 /** Takes the job if it is still in the state `seen` found it in; undefined when another won. */

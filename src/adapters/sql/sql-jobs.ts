@@ -57,7 +57,8 @@ export function createSqlJobs(
 ): JobQueue {
   const pollMs = options.pollMs ?? 250;
   const backoffMs = options.backoffMs ?? 1000;
-  const leaseMs = options.leaseMs ?? 60_000;
+  // Renewed every third while the job runs; a dead process's job is run again 20 s later.
+  const leaseMs = options.leaseMs ?? 20_000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   const db = store.db;
   const registrations = new Map<string, Registration>();

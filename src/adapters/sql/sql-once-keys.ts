@@ -61,5 +61,12 @@ export function createSqlOnceKeys(store: Store, clock: Clock): OnceKeys {
       const expiresAt = Math.ceil(clock.now() + ttlSeconds * 1000);
       return claims.add({ scope, key, expiresAt });
     },
+    async release(scope, key) {
+      await store.db
+        .deleteFrom('once_keys')
+        .where('scope', '=', scope)
+        .where('key', '=', key)
+        .execute();
+    },
   };
 }

@@ -47,3 +47,9 @@ export function lockedTransaction<T>(
     return work(tx);
   });
 }
+
+/** The `code` a database driver puts on its errors (SQLite result code, PostgreSQL SQLSTATE). */
+export function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,7 +1,11 @@
+import crypto from 'node:crypto';
 import type { ErrorAnalysis, ErrorContext } from '../../ports/analyzer.js';
 import type { Services } from '../../services.js';
 import { insertApproval } from '../approvals/approval-records.js';
+import { sentCardsOfApproval } from '../chat/card-records.js';
 import type { CardSender } from '../chat/card-types.js';
+import { publishEvent } from '../events/feed-events.js';
+import { completeFollowUpJob } from '../outbox/outbox-relay.js';
 import { addRepairEvaluation, relayRepairEvaluation } from '../repair/repair-jobs.js';
 import {
   type AnomalyFrequency,
@@ -20,6 +24,11 @@ import { trackerComment } from './tracker-comment.js';
 export interface AnalyzeIssueJob extends Record<string, unknown> {
   context: ErrorContext;
   received_at: number;
+}
+
+/** One per accepted delivery: the issue and when it was received. */
+export function issueAnalysisJobId(job: AnalyzeIssueJob): string {
+  return `errtracker-${job.context.issue_id}-${job.received_at}`;
 }
 
 /**
@@ -59,6 +68,7 @@ export async function analyzeIssue(
       const id = await insertApproval(
         tx,
         {
+          id: approvalIdOf(job),
           incidentId: null,
           riskLevel: request.risk_level,
           action: request.action,
@@ -74,6 +84,11 @@ export async function analyzeIssue(
       return id;
     });
     metrics.alertsProcessed.labels('incident_created', 'errtracker').inc();
+    publishEvent(services, 'approval.created', {
+      approval_id: approvalId,
+      incident_id: null,
+      issue_id: context.issue_id,
+    });
     await relayRepairEvaluation(services, approvalId);
   } catch (error) {
     chainFailed = true;
@@ -91,18 +106,21 @@ export async function analyzeIssue(
   );
 
   try {
-    await cards.push({
-      approval_id: approvalId,
-      risk_level: request.risk_level,
-      resource_name: context.culprit || context.project,
-      root_cause: analysis?.root_cause ?? context.title,
-      suggested_action: analysis?.fix_suggestion ?? 'Review the error',
-      estimated_downtime: request.blast_radius.estimated_downtime,
-      confidence: analysis?.confidence ?? 0,
-      namespace: 'errtracker',
-      ai_provider: analysis?.analyzed_by ?? 'pending',
-      anomaly_frequency: frequency.count_24h > 1 ? { ...frequency } : null,
-    });
+    // A retried job (the process died after the card) does not send a second card.
+    const carded = (await sentCardsOfApproval(store.db, approvalId)).length > 0;
+    if (!carded)
+      await cards.push({
+        approval_id: approvalId,
+        risk_level: request.risk_level,
+        resource_name: context.culprit || context.project,
+        root_cause: analysis?.root_cause ?? context.title,
+        suggested_action: analysis?.fix_suggestion ?? 'Review the error',
+        estimated_downtime: request.blast_radius.estimated_downtime,
+        confidence: analysis?.confidence ?? 0,
+        namespace: 'errtracker',
+        ai_provider: analysis?.analyzed_by ?? 'pending',
+        anomaly_frequency: frequency.count_24h > 1 ? { ...frequency } : null,
+      });
   } catch (error) {
     chainFailed = true;
     log.error({ err: error, approvalId }, 'approval card not pushed');
@@ -121,6 +139,17 @@ export async function analyzeIssue(
   }
 
   (chainFailed ? metrics.alertChainFailure : metrics.alertChainSuccess).labels('errtracker').inc();
+  await completeFollowUpJob(services, issueAnalysisJobId(job));
+}
+
+/**
+ * The approval of one accepted delivery, named after its job (a UUID in form, so callbacks
+ * stay within the chat API's 64 bytes): a retried job finds the approval its first run made.
+ */
+function approvalIdOf(job: AnalyzeIssueJob): string {
+  const hex = crypto.createHash('sha256').update(issueAnalysisJobId(job)).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 async function recordAnomaly(

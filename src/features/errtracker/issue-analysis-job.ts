@@ -1,15 +1,28 @@
 import { ANALYZER_LIMITS } from '../../adapters/analyzers/resilient-analyzer.js';
+import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import type { CardSender } from '../chat/card-types.js';
-import { type AnalyzeIssueJob, analyzeIssue } from './analyze-issue.js';
+import { addFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
+import { type AnalyzeIssueJob, analyzeIssue, issueAnalysisJobId } from './analyze-issue.js';
 
 /** spec, step 7: an accepted issue's analysis runs as a durable background job. */
 export const ANALYZE_ISSUE_JOB = 'errtracker.analyze';
 
-export async function enqueueIssueAnalysis(services: Services, job: AnalyzeIssueJob) {
-  await services.jobs.enqueue(ANALYZE_ISSUE_JOB, job, {
-    jobId: `errtracker-${job.context.issue_id}-${job.received_at}`,
-  });
+/**
+ * Commits the analysis job (the outbox) before the delivery is answered `accepted`; relay it
+ * after the commit. A crash or a queue outage delays the analysis, it cannot lose it.
+ */
+export function addIssueAnalysis(tx: Tx, job: AnalyzeIssueJob, now: number): Promise<void> {
+  return addFollowUpJob(
+    tx,
+    { name: ANALYZE_ISSUE_JOB, payload: job, jobId: issueAnalysisJobId(job) },
+    now,
+  );
+}
+
+/** Never throws: a job not relayed now is relayed by the background relay. */
+export async function relayIssueAnalysis(services: Services, job: AnalyzeIssueJob): Promise<void> {
+  await relayFollowUpJob(services, issueAnalysisJobId(job));
 }
 
 /** As many analyses at once as the analyzer admits (spec, Limits: 3). */

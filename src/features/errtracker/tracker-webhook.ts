@@ -3,7 +3,7 @@ import type { Services } from '../../services.js';
 import { canaryEventFields, externalEventFields, isCanary } from './canary.js';
 import { actionOf, buildErrorContext } from './error-context.js';
 import { eventPayload, recordExternalEvent } from './external-event-records.js';
-import { enqueueIssueAnalysis } from './issue-analysis-job.js';
+import { addIssueAnalysis, relayIssueAnalysis } from './issue-analysis-job.js';
 import { authenticateCanary, verifyTrackerSignature } from './tracker-auth.js';
 
 /** spec, Limits: "Error-tracker dedup window: 600 seconds per issue id". */
@@ -102,6 +102,18 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
     return { status: 'ignored', reason: `level ${context.level} does not require analysis` };
   }
 
-  await enqueueIssueAnalysis(services, { context, received_at: now });
+  const job = { context, received_at: now };
+  try {
+    await store.db.transaction().execute((tx) => addIssueAnalysis(tx, job, now));
+  } catch (error) {
+    // Not scheduled: give the dedup window back, so the tracker's redelivery is analysed.
+    await once
+      .release('errtracker-issue', context.issue_id)
+      .catch((releaseError: unknown) =>
+        services.log.error({ err: releaseError }, 'errtracker: dedup key not released'),
+      );
+    throw error;
+  }
+  await relayIssueAnalysis(services, job);
   return { status: 'accepted', issue_id: context.issue_id, message: 'Analysis scheduled' };
 }

@@ -3,8 +3,8 @@ import type { Services } from '../../services.js';
 import { riskForSeverity } from '../approvals/approval-records.js';
 import { sentCardsOfApproval } from '../chat/card-records.js';
 import type { CardSender } from '../chat/card-types.js';
-import { addFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
-import { enqueueRepairEvaluation } from '../repair/repair-jobs.js';
+import { addFollowUpJob, completeFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
+import { addRepairEvaluation, relayRepairEvaluation } from '../repair/repair-jobs.js';
 import { findIncident } from './incident-records.js';
 
 /**
@@ -12,7 +12,7 @@ import { findIncident } from './incident-records.js';
  * (it never analysed anything) and is kept so that jobs queued by an earlier release run.
  */
 export const INCIDENT_FOLLOW_UP_JOB = 'incident.analyze';
-const FOLLOW_UP_CONCURRENCY = 4;
+const FOLLOW_UP_CONCURRENCY = 16;
 
 const followUpJobId = (incidentId: string) => `analyze-${incidentId}`;
 
@@ -48,19 +48,21 @@ export async function followNewIncident(
   cards: CardSender,
   incidentId: string,
 ): Promise<void> {
-  const { store, log } = services;
+  const { store, log, clock } = services;
   const incident = await findIncident(store.db, incidentId);
   if (!incident?.approval_id) {
     log.warn({ incidentId }, 'new incident without an approval: nothing to follow up');
+    await completeFollowUpJob(services, followUpJobId(incidentId));
     return;
   }
+  const approvalId = incident.approval_id;
   // A retry (the evaluation's enqueue failed, or the process died after the card) does not
   // send a second card: the card already in the chat is the record that this step was done.
-  const carded = (await sentCardsOfApproval(store.db, incident.approval_id)).length > 0;
+  const carded = (await sentCardsOfApproval(store.db, approvalId)).length > 0;
   if (!carded) {
     try {
       await cards.push({
-        approval_id: incident.approval_id,
+        approval_id: approvalId,
         risk_level: riskForSeverity(incident.severity),
         resource_name: incident.target_resource || incident.workload,
         root_cause: incident.message || incident.alert_name,
@@ -75,7 +77,10 @@ export async function followNewIncident(
       log.error({ err: error, incidentId }, 'approval card not sent');
     }
   }
-  await enqueueRepairEvaluation(services, incident.approval_id);
+  // The evaluation is the next durable step: its own outbox row, completed by its own job.
+  await store.db.transaction().execute((tx) => addRepairEvaluation(tx, approvalId, clock.now()));
+  await relayRepairEvaluation(services, approvalId);
+  await completeFollowUpJob(services, followUpJobId(incidentId));
 }
 
 export function registerIncidentWorkers(services: Services, cards: CardSender): void {

@@ -2,8 +2,9 @@ import type { Db, Tx } from '../../ports/store.js';
 
 /**
  * The `outbox` table's one module. A row is a job committed together with the record it
- * follows; the relay (outbox-relay.ts) hands it to the job queue. `relay_after` is real time
- * (Date.now()), since it paces relayers rather than dating anything in the domain.
+ * follows; the relay (outbox-relay.ts) hands it to the job queue, and offers it again until
+ * the job reports completion. `relay_after` is real time (Date.now()), since it paces
+ * relayers rather than dating anything in the domain.
  */
 
 export interface OutboxJob {
@@ -17,6 +18,9 @@ export interface ClaimedOutboxRow {
   job_id: string;
   job_name: string;
   payload: string;
+  /** How often the queue took the job so far. */
+  attempts: number;
+  last_error: string | null;
 }
 
 /** Inside the transaction that writes the record the job follows. A repeat id is ignored. */
@@ -31,15 +35,17 @@ export async function insertOutboxJob(tx: Tx, job: OutboxJob, now: number): Prom
       relay_after: 0,
       last_error: null,
       relayed_at: null,
+      completed_at: null,
+      gave_up_at: null,
     })
     .onConflict((oc) => oc.column('job_id').doNothing())
     .execute();
 }
 
 /**
- * Takes a row not yet relayed and not leased by another relayer, leasing it until
- * `leaseUntil`; undefined when it is relayed, leased or unknown. A relayer that dies leaves
- * the lease to run out, and the row is taken again.
+ * Takes a row not completed and due (not leased by another relayer, not waiting for its job
+ * to report), leasing it until `leaseUntil`; undefined when it is completed, not due or
+ * unknown. A relayer that dies leaves the lease to run out, and the row is taken again.
  */
 export async function claimOutboxRow(
   db: Db,
@@ -49,20 +55,20 @@ export async function claimOutboxRow(
 ): Promise<ClaimedOutboxRow | undefined> {
   return db
     .updateTable('outbox')
-    .set((eb) => ({ relay_after: leaseUntil, attempts: eb('attempts', '+', 1) }))
+    .set({ relay_after: leaseUntil })
     .where('job_id', '=', jobId)
-    .where('relayed_at', 'is', null)
+    .where('completed_at', 'is', null)
     .where('relay_after', '<=', realNow)
-    .returning(['job_id', 'job_name', 'payload'])
+    .returning(['job_id', 'job_name', 'payload', 'attempts', 'last_error'])
     .executeTakeFirst();
 }
 
-/** Ids of rows waiting to be relayed whose lease or retry wait is over, oldest first. */
+/** Ids of rows not completed whose lease or wait is over, oldest first. */
 export async function dueOutboxJobIds(db: Db, realNow: number, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('outbox')
     .select('job_id')
-    .where('relayed_at', 'is', null)
+    .where('completed_at', 'is', null)
     .where('relay_after', '<=', realNow)
     .orderBy('created_at')
     .limit(limit)
@@ -70,8 +76,39 @@ export async function dueOutboxJobIds(db: Db, realNow: number, limit: number): P
   return rows.map((row) => row.job_id);
 }
 
-export async function markOutboxRelayed(db: Db, jobId: string, now: number): Promise<void> {
-  await db.updateTable('outbox').set({ relayed_at: now }).where('job_id', '=', jobId).execute();
+/** The queue took the job; unless the job reports completion by `recheckAt`, it is offered again. */
+export async function markOutboxRelayed(
+  db: Db,
+  jobId: string,
+  now: number,
+  recheckAt: number,
+): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set((eb) => ({ relayed_at: now, relay_after: recheckAt, attempts: eb('attempts', '+', 1) }))
+    .where('job_id', '=', jobId)
+    .where('completed_at', 'is', null)
+    .execute();
+}
+
+/** The job did its work; a row that is unknown or already completed is left as it is. */
+export async function markOutboxCompleted(db: Db, jobId: string, now: number): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ completed_at: now })
+    .where('job_id', '=', jobId)
+    .where('completed_at', 'is', null)
+    .execute();
+}
+
+/** Offered too often without completing: never offered again, kept with its last error. */
+export async function markOutboxGivenUp(db: Db, jobId: string, now: number): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ gave_up_at: now, relay_after: Number.MAX_SAFE_INTEGER })
+    .where('job_id', '=', jobId)
+    .where('completed_at', 'is', null)
+    .execute();
 }
 
 /** The queue refused the job: the row stays, with why, and is tried again after `retryAt`. */
@@ -85,15 +122,15 @@ export async function noteOutboxFailure(
     .updateTable('outbox')
     .set({ relay_after: retryAt, last_error: error.slice(0, 2000) })
     .where('job_id', '=', jobId)
-    .where('relayed_at', 'is', null)
+    .where('completed_at', 'is', null)
     .execute();
 }
 
-/** Relayed rows have done their work; the queue keeps the job from here on. */
-export async function deleteRelayedBefore(db: Db, before: number): Promise<void> {
+/** Completed rows are kept a while for inspection, then removed. */
+export async function deleteCompletedBefore(db: Db, before: number): Promise<void> {
   await db
     .deleteFrom('outbox')
-    .where('relayed_at', 'is not', null)
-    .where('relayed_at', '<', before)
+    .where('completed_at', 'is not', null)
+    .where('completed_at', '<', before)
     .execute();
 }

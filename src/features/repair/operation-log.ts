@@ -11,6 +11,7 @@ import {
   operationHash,
   operationView,
 } from './operation-entry.js';
+import { countRealSuccess, realSuccesses } from './playbook-run-counts.js';
 
 export {
   type ChainVerdict,
@@ -52,6 +53,15 @@ export async function appendInTx(tx: Tx, entry: OperationEntry, now: number): Pr
     .insertInto('operation_log')
     .values({ ...row, hash: operationHash(row) })
     .execute();
+  const context = entry.context as { playbook_id?: unknown; executor?: unknown };
+  if (
+    entry.type === 'EXECUTION_COMPLETED' &&
+    entry.success &&
+    typeof context.playbook_id === 'string' &&
+    context.executor !== 'dry-run'
+  ) {
+    await countRealSuccess(tx, context.playbook_id);
+  }
   return row.id;
 }
 
@@ -257,18 +267,6 @@ export function executionsOfIncidents(db: Db, incidentIds: readonly string[]) {
  * Successful real runs of a playbook. Dry runs do not count: a playbook that has only been
  * simulated has never changed a cluster, so its first real run is still a cold start.
  */
-export async function countSuccessfulRuns(db: Db, playbookId: string): Promise<number> {
-  // The LIKE narrows the scan portably (no JSON operators shared by SQLite and PostgreSQL);
-  // playbook ids are kebab-case, so they hold no LIKE wildcards. Parsing confirms each row.
-  const rows = await db
-    .selectFrom('operation_log')
-    .select('context')
-    .where('type', '=', 'EXECUTION_COMPLETED')
-    .where('success', '=', 1)
-    .where('context', 'like', `%"playbook_id":${JSON.stringify(playbookId)}%`)
-    .execute();
-  return rows.filter((row) => {
-    const context = JSON.parse(row.context) as { playbook_id?: unknown; executor?: unknown };
-    return context.playbook_id === playbookId && context.executor !== 'dry-run';
-  }).length;
+export function countSuccessfulRuns(db: Db, playbookId: string): Promise<number> {
+  return realSuccesses(db, playbookId);
 }

@@ -2,7 +2,8 @@ import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { moveApproval } from '../approvals/approval-moves.js';
 import type { ApprovalStatus } from '../approvals/approval-records.js';
-import { addFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
+import { publishEvent } from '../events/feed-events.js';
+import { addFollowUpJob, completeFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
 import { evaluateAutoRepair, executeApprovedPlaybook, type RepairDeps } from './auto-repair.js';
 import type { Playbook } from './playbooks.js';
 import { notifyResultInChat } from './repair-chat.js';
@@ -11,8 +12,8 @@ import { notifyResultInChat } from './repair-chat.js';
 export const EVALUATE_REPAIR_JOB = 'repair.evaluate';
 /** Payload `{approval_id, actor}`; the name is older than this module and kept for queued jobs. */
 export const EXECUTE_APPROVAL_JOB = 'approval.execute';
-/** Playbooks mostly wait on the cluster (`rollout status`); a few at once is plenty. */
-export const REPAIR_JOB_CONCURRENCY = 2;
+/** Most evaluations are a few queries (blocked, or a dry run); real playbooks mostly wait on the cluster. */
+export const REPAIR_JOB_CONCURRENCY = 8;
 /** Approved executions were people's decisions; a few more of them run side by side. */
 const EXECUTION_CONCURRENCY = 4;
 
@@ -21,12 +22,16 @@ export function repairDeps(services: Services, playbooks: readonly Playbook[]): 
   return {
     executor: services.executor,
     playbooks,
-    moveApproval: (id, from, to, actor, channel) =>
-      moveApproval(services.store, id, from, to as ApprovalStatus, {
+    moveApproval: async (id, from, to, actor, channel) => {
+      const moved = await moveApproval(services.store, id, from, to as ApprovalStatus, {
         actor,
         channel,
         now: services.clock.now(),
-      }),
+      });
+      if (moved)
+        publishEvent(services, 'approval.updated', { approval_id: id, status: to, actor, channel });
+      return moved;
+    },
     notifyResult: notifyResultInChat(services),
   };
 }
@@ -43,6 +48,7 @@ export function registerRepairWorkers(services: Services, deps: RepairDeps): voi
         return;
       }
       await evaluateAutoRepair(services, deps, approvalId);
+      await completeFollowUpJob(services, evaluationJobId(approvalId));
     },
     REPAIR_JOB_CONCURRENCY,
   );
@@ -54,6 +60,8 @@ export function registerRepairWorkers(services: Services, deps: RepairDeps): voi
         deps,
         String(payload.approval_id),
         String(payload.actor),
+        // Jobs queued before the console existed carry no channel: they came from the chat.
+        typeof payload.channel === 'string' ? payload.channel : 'chat',
       );
     },
     EXECUTION_CONCURRENCY,
@@ -104,6 +112,7 @@ export async function enqueueApprovedExecution(
   services: Services,
   approvalId: string,
   actor: string,
+  channel: string,
 ): Promise<void> {
-  await services.jobs.enqueue(EXECUTE_APPROVAL_JOB, { approval_id: approvalId, actor });
+  await services.jobs.enqueue(EXECUTE_APPROVAL_JOB, { approval_id: approvalId, actor, channel });
 }
