@@ -42,6 +42,13 @@ export const errors = {
   notFound: (what: string, id: string) => new HttpError(404, `${what} not found: ${id}`),
   routeNotFound: (method: string, url: string) =>
     new HttpError(404, `No route for ${method} ${url}`),
+  databaseUnavailable: () => new HttpError(503, 'Database unavailable'),
+  // CONTRACT, Operator console: a decision from the page needs an operator of OPERATOR_KEYS
+  operatorInvalid: () => new HttpError(401, 'Invalid operator credentials'),
+  decisionRefused: (status: number, message: string) => new HttpError(status, message),
+  // Nothing of the request was recorded (its transaction rolled back); retry once space is freed.
+  storageFull: () =>
+    new HttpError(503, 'Database storage is full: nothing was recorded, retry once space is freed'),
   /** An error nothing else names: its text stays in the log. */
   internal: () => new HttpError(500, 'Internal server error'),
   // CONTRACT, Access

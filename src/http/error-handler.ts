@@ -63,9 +63,32 @@ function toHttpError(error: FastifyError, bodyLimitBytes: number): HttpError | u
   return undefined;
 }
 
-export function registerErrorHandler(app: FastifyInstance, bodyLimitBytes: number): void {
+/** How long a client is asked to wait after the database ran out of disk space. */
+const STORAGE_FULL_RETRY_AFTER_S = 30;
+/** How long after a failed database connection: about a restart's length. */
+const DATABASE_UNAVAILABLE_RETRY_AFTER_S = 5;
+
+export function registerErrorHandler(
+  app: FastifyInstance,
+  options: {
+    bodyLimitBytes: number;
+    isStorageFull: (error: unknown) => boolean;
+    isUnavailable: (error: unknown) => boolean;
+  },
+): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = toHttpError(error, bodyLimitBytes);
+    const database = options.isStorageFull(error)
+      ? { failure: errors.storageFull(), retryAfterS: STORAGE_FULL_RETRY_AFTER_S }
+      : options.isUnavailable(error)
+        ? { failure: errors.databaseUnavailable(), retryAfterS: DATABASE_UNAVAILABLE_RETRY_AFTER_S }
+        : undefined;
+    if (database) {
+      const { detail, statusCode } = database.failure;
+      request.log.error({ err: error }, detail);
+      reply.header('retry-after', String(database.retryAfterS));
+      return reply.status(statusCode).send({ detail });
+    }
+    const known = toHttpError(error, options.bodyLimitBytes);
     if (known) {
       if (known.statusCode >= 500) request.log.error({ err: error }, known.detail);
       return reply.status(known.statusCode).send({ detail: known.detail });

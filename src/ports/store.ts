@@ -19,5 +19,9 @@ export interface Store {
    */
   withLock<T>(names: string | readonly string[], work: (tx: Tx) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
+  /** Whether `error` is the database refusing a write for want of disk space. */
+  isStorageFull(error: unknown): boolean;
+  /** Whether `error` says the database cannot be reached or is not serving now (restart, busy). */
+  isUnavailable(error: unknown): boolean;
   close(): Promise<void>;
 }

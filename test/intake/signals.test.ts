@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SIGNALS_STREAM_MAX_LENGTH } from '../../src/features/intake/signal-schema.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -128,6 +128,45 @@ describe.each(backends())('signal consumer on %s', async (backend) => {
     });
     const incidents = (await app.inject('/api/v1/incidents?namespace=consumer')).json();
     expect(incidents.items).toHaveLength(1);
+  });
+
+  it('handles a signal again soon after the database failed it, not after the 30 s claim', async () => {
+    const { app } = await buildTestApp({ backend });
+    // The first transaction of the alert the signal raises fails, as with the database away.
+    const store = app.services.store;
+    const withLock = store.withLock.bind(store);
+    let failed = false;
+    const failing = vi.spyOn(store, 'withLock').mockImplementation((names, work) => {
+      const alertLock = [names].flat().some((name) => name.startsWith('alert:'));
+      if (alertLock && !failed) {
+        failed = true;
+        return Promise.reject(new Error('database unavailable (test)'));
+      }
+      return withLock(names, work);
+    });
+    const sent = (
+      await postSigned(app, URL, {
+        source: 'k8s-events',
+        alert_name: 'KubePodCrashLooping',
+        severity: 'critical',
+        namespace: 'consumer-retry',
+        target: 'cart-6b8f9c7d5-k2p9x',
+      })
+    ).json();
+    const handled = await waitFor(
+      async () => {
+        const items = (await app.inject('/api/v1/signals?limit=10')).json().items as Array<{
+          id: string;
+          handling: { outcome: string };
+        }>;
+        const mine = items.find((s) => s.id === sent.message_id);
+        return mine && mine.handling.outcome !== 'queued' ? mine : undefined;
+      },
+      { what: 'the failed signal handled on its retry', timeoutMs: 5_000 },
+    );
+    expect(failed).toBe(true);
+    expect(handled.handling.outcome).toBe('incident_created');
+    failing.mockRestore();
   });
 
   it('loses nothing across a restart: signals accepted while no consumer ran are handled later', async () => {

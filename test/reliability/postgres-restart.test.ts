@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 import {
@@ -57,6 +58,34 @@ describe.skipIf(!postgresBinDir())('PostgreSQL connections closed by the server'
     expect((await test.app.inject('/api/v1/incidents')).statusCode).toBe(200);
   });
 
+  it('keeps running when a connection checked out for a transaction is terminated', async () => {
+    const db = test.app.services.store.db;
+    const inTransaction = `SELECT pid FROM pg_stat_activity
+      WHERE datname = 'app' AND state = 'idle in transaction' AND pid <> pg_backend_pid()`;
+    // A transaction that waits on something else between its queries (a lock, another
+    // service) holds its connection outside the pool, where the pool's listener is not.
+    const failed = db
+      .transaction()
+      .execute(async (tx) => {
+        await sql`select 1`.execute(tx);
+        await waitFor(
+          async () => ((await server.query(inTransaction)).rowCount ? true : undefined),
+          { what: 'the transaction idle on its connection' },
+        );
+        await server.query(`SELECT pg_terminate_backend(pid) FROM (${inTransaction}) AS busy`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await sql`select 1`.execute(tx);
+      })
+      .then(
+        () => 'committed',
+        (error: Error) => error.message,
+      );
+    expect(await failed).not.toBe('committed');
+    expect(uncaught).toEqual([]);
+    expect(test.app.services.store.isUnavailable(new Error(await failed))).toBe(true);
+    expect((await test.app.inject('/api/v1/incidents')).statusCode).toBe(200);
+  });
+
   it('reports the database down while the server is stopped, and serves again once it is back', async () => {
     await server.halt();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -67,6 +96,11 @@ describe.skipIf(!postgresBinDir())('PostgreSQL connections closed by the server'
       failing: ['database'],
       checks: { database: { status: 'down' } },
     });
+    // A request that needs the database says so, and when to come back.
+    const refused = await test.app.inject('/api/v1/incidents');
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toEqual({ detail: 'Database unavailable' });
+    expect(refused.headers['retry-after']).toBe('5');
 
     await server.start();
     await waitFor(

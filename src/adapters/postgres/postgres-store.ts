@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Store, Tables } from '../../ports/store.js';
-import { lockedTransaction, runMigrations } from '../sql/sql-support.js';
+import { errorCode, lockedTransaction, runMigrations } from '../sql/sql-support.js';
 
 // int8 columns hold epoch milliseconds, far inside Number's exact range.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
@@ -19,6 +19,24 @@ export interface PostgresStoreOptions {
   onIdleConnectionError?: (error: Error) => void;
 }
 
+/** Socket errors while connecting or connected. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+
+/**
+ * The server is gone or not serving: a socket error, SQLSTATE class 08 (connection exception)
+ * or 57P01–57P03 (shut down by an administrator, crash shutdown, cannot connect now), or pg's
+ * own "Connection terminated" and "not queryable", which carry no code.
+ */
+function isConnectionFailure(error: unknown): boolean {
+  const code = errorCode(error) ?? '';
+  if (NETWORK_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code)) return true;
+  if (!(error instanceof Error)) return false;
+  return (
+    error.message.startsWith('Connection terminated') ||
+    error.message.includes('encountered a connection error and is not queryable')
+  );
+}
+
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const schema = options.schema;
   if (schema) {
@@ -33,11 +51,19 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
+    // A server that accepts the connection but never answers (starting, overloaded) must
+    // fail the request, not hold it: fail fast, recover alone.
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
     options: schema ? `-c search_path="${schema}"` : undefined,
   });
   // Without a listener, an idle connection closed by the server ("terminating connection
   // due to administrator command") is an unhandled 'error' event and ends the process.
   pool.on('error', (error) => options.onIdleConnectionError?.(error));
+  // The pool listens only to idle connections. One checked out for a transaction that is
+  // waiting between its queries gets the same error with no listener at all; its next query
+  // fails ("not queryable"), which the caller sees, and the pool discards it on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   await runMigrations(db, 'postgres', schema);
 
@@ -50,6 +76,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async ping() {
       await sql`select 1`.execute(db);
     },
+    // SQLSTATE 53100 disk_full (class 53, insufficient resources).
+    isStorageFull: (error) => errorCode(error) === '53100',
+    isUnavailable: isConnectionFailure,
     async close() {
       await db.destroy();
     },

@@ -1,4 +1,4 @@
-import { type RedisOptions, ReplyError } from 'ioredis';
+import { type Redis, type RedisOptions, ReplyError } from 'ioredis';
 
 /**
  * How long a request waits on Redis at most. Without a bound, ioredis keeps commands in its
@@ -28,6 +28,17 @@ export const WAITING_REDIS_OPTIONS: RedisOptions = {
   commandTimeout: undefined,
   maxRetriesPerRequest: 20,
 };
+
+/**
+ * A second connection for blocking reads or subscriptions. Its connection errors are the
+ * ones the main connection already logs (one line per outage, not one per connection), and
+ * without a listener ioredis would print them to stderr as "Unhandled error event".
+ */
+export function waitingConnection(redis: Redis): Redis {
+  const connection = redis.duplicate({ ...WAITING_REDIS_OPTIONS, enableAutoPipelining: false });
+  connection.on('error', () => {});
+  return connection;
+}
 
 /**
  * A Redis reply error (WRONGTYPE, OOM, …) is Redis's own answer and stays as it is; anything

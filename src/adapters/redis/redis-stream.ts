@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { StreamEntry, StreamPort } from '../../ports/stream.js';
-import { asRedisFailure, WAITING_REDIS_OPTIONS } from './redis-connections.js';
+import { asRedisFailure, waitingConnection } from './redis-connections.js';
 import { BACKLOG, redisScript, TRIM } from './redis-stream-scripts.js';
 
 type RawEntry = [id: string, fields: string[] | null];
@@ -27,7 +27,7 @@ export function createRedisStream(redis: Redis, prefix: string): StreamPort {
   function borrowBlocking(): Redis {
     const spare = idle.pop();
     if (spare) return spare;
-    const connection = redis.duplicate({ ...WAITING_REDIS_OPTIONS, enableAutoPipelining: false });
+    const connection = waitingConnection(redis);
     owned.add(connection);
     return connection;
   }

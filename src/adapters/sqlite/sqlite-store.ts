@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import type { Store, Tables } from '../../ports/store.js';
-import { lockedTransaction, runMigrations } from '../sql/sql-support.js';
+import { errorCode, lockedTransaction, runMigrations } from '../sql/sql-support.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /**
@@ -32,6 +32,24 @@ function withStatementCache(connection: Database.Database, limit = 1000): Sqlite
 }
 
 /**
+ * On some errors (a full disk, an I/O error) SQLite rolls the transaction back itself; the
+ * ROLLBACK Kysely then sends fails with "no transaction is active" and would replace the
+ * error that says what happened. It is skipped when there is nothing left to roll back.
+ */
+function keepingAutoRollbackErrors(dialect: SqliteDialect, connection: Database.Database) {
+  const createDriver = dialect.createDriver.bind(dialect);
+  dialect.createDriver = () => {
+    const driver = createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (db) => {
+      if (connection.inTransaction) await rollback(db);
+    };
+    return driver;
+  };
+  return dialect;
+}
+
+/**
  * Embedded store: one better-sqlite3 connection in WAL mode, checkpointed from a worker
  * thread. Kysely's driver serializes its use inside this process; busy_timeout makes other
  * processes on the file wait.
@@ -52,7 +70,10 @@ export async function createSqliteStore(file: string): Promise<Store> {
         });
   if (checkpointer) connection.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<Tables>({
-    dialect: new SqliteDialect({ database: withStatementCache(connection) }),
+    dialect: keepingAutoRollbackErrors(
+      new SqliteDialect({ database: withStatementCache(connection) }),
+      connection,
+    ),
   });
   try {
     await runMigrations(db, 'sqlite');
@@ -70,6 +91,10 @@ export async function createSqliteStore(file: string): Promise<Store> {
     async ping() {
       await sql`select 1`.execute(db);
     },
+    // better-sqlite3's SqliteError carries SQLite's extended result code.
+    isStorageFull: (error) => errorCode(error) === 'SQLITE_FULL',
+    // Another process held the write lock past busy_timeout.
+    isUnavailable: (error) => errorCode(error) === 'SQLITE_BUSY',
     async close() {
       await db.destroy();
       await checkpointer?.close();

@@ -1,5 +1,7 @@
 import os from 'node:os';
+import type { StreamEntry } from '../../ports/stream.js';
 import type { Services } from '../../services.js';
+import { publishEvent } from '../events/feed-events.js';
 import type { AlertIntake } from './alert-intake.js';
 import { stringMap } from './alert-schema.js';
 import { workloadOf } from './fingerprint.js';
@@ -56,6 +58,8 @@ export function startSignalConsumer(
       })),
     );
     metrics.signalsConsumed.labels('recorded').inc(ids.length);
+    for (const id of ids)
+      publishEvent(services, 'signal.handled', { entry_id: id, outcome: 'recorded' });
   }
 
   async function raiseAlert(id: string, signal: StoredSignal): Promise<void> {
@@ -78,18 +82,29 @@ export function startSignalConsumer(
     metrics.signalsConsumed
       .labels(result.status === 'created' ? 'incident_created' : 'converged')
       .inc();
+    publishEvent(services, 'signal.handled', {
+      entry_id: id,
+      outcome: result.status === 'created' ? 'incident_created' : 'converged',
+      incident_id: result.incident_id,
+    });
   }
 
   async function run(): Promise<void> {
     let backoffMs = 100;
+    // Entries this consumer failed to handle (the database was away): still pending for it,
+    // so tried again here after the backoff instead of waiting for the idle claim (30 s).
+    let unfinished: StreamEntry[] = [];
     while (!stopped) {
       try {
         await stream.ensureGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP);
-        const entries = await stream.readGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP, consumer, {
-          count: options.batchSize ?? 200,
-          blockMs: options.blockMs ?? 1000,
-          claimIdleMs: options.claimIdleMs ?? 30_000,
-        });
+        const entries =
+          unfinished.length > 0
+            ? unfinished.splice(0)
+            : await stream.readGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP, consumer, {
+                count: options.batchSize ?? 200,
+                blockMs: options.blockMs ?? 1000,
+                claimIdleMs: options.claimIdleMs ?? 30_000,
+              });
         if (stopped) return;
         // Entries are handled together: alerts of one fingerprint share a transaction, and
         // only entries that were handled are acknowledged (the rest are delivered again).
@@ -110,7 +125,12 @@ export function startSignalConsumer(
               );
             }
             const failure = outcomes.find((outcome) => outcome.status === 'rejected');
-            if (failure) throw (failure as PromiseRejectedResult).reason;
+            if (failure) {
+              unfinished = entries.filter(
+                (_entry, index) => outcomes[index]!.status === 'rejected',
+              );
+              throw (failure as PromiseRejectedResult).reason;
+            }
           },
         );
         await handling;
