@@ -7,12 +7,15 @@ import { createServices, type ServiceOverrides } from './adapters/create-service
 import { type Background, startBackground } from './background.js';
 import type { Config } from './config.js';
 import { analysisRoutes } from './features/analysis/analysis-routes.js';
+import { approvalDecisionRoutes } from './features/approvals/approval-decision-routes.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
 import type { CallbackDeps } from './features/chat/callback-handler.js';
 import { createCardSender } from './features/chat/card-sender.js';
 import { chatopsRoutes } from './features/chat/chatops-routes.js';
 import { createHitCountRefresher } from './features/chat/hit-count-refresher.js';
+import { consoleRoot, consoleRoutes } from './features/console/console-routes.js';
 import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
+import { eventsRoutes } from './features/events/events-routes.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
@@ -78,7 +81,6 @@ export async function buildApp(
   app.setValidatorCompiler(validatorCompiler);
   acceptStrictJson(app);
   const handlers = prepareGracefulClose(app);
-  registerErrorHandler(app, config.bodyLimitBytes);
 
   // A bad rules file stops the start before any connection is opened.
   const alertTypeRules = loadAlertTypeRules(config.alertRulesFile);
@@ -86,6 +88,11 @@ export async function buildApp(
   const runtime = await createServices(config, app.log, overrides);
   const { services } = runtime;
   app.decorate('services', services);
+  registerErrorHandler(app, {
+    bodyLimitBytes: config.bodyLimitBytes,
+    isStorageFull: (error) => services.store.isStorageFull(error),
+    isUnavailable: (error) => services.store.isUnavailable(error),
+  });
   let background: Background | undefined;
   app.addHook('onClose', async () => {
     await handlers.drain();
@@ -106,6 +113,7 @@ export async function buildApp(
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   await app.register(observabilityRoutes, { services });
+  await app.register(consoleRoutes, { root: consoleRoot() });
   await app.register(readinessRoutes, { prefix: '/api/v1', services });
   const cards = createCardSender(services);
   const hitCounts = createHitCountRefresher(cards);
@@ -118,7 +126,9 @@ export async function buildApp(
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
   await app.register(readApiRoutes, { prefix: '/api/v1', services });
+  await app.register(eventsRoutes, { prefix: '/api/v1', services });
   await app.register(approvalRoutes, { prefix: '/api/v1', services });
+  await app.register(approvalDecisionRoutes, { prefix: '/api/v1', callbacks });
   await app.register(inventoryRoutes, { prefix: '/api/v1', services });
   await app.register(readbackRoutes, { prefix: '/api/v1', services, playbooks, alertTypeRules });
   await app.register(operationLogRoutes, { prefix: '/api/v1', services });

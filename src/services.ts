@@ -6,6 +6,7 @@ import type { Metrics } from './observability/metrics.js';
 import type { BusPort } from './ports/bus.js';
 import type { ChatPort } from './ports/chat.js';
 import type { Clock } from './ports/clock.js';
+import type { EventFeedPort } from './ports/event-feed.js';
 import type { Executor } from './ports/executor.js';
 import type { JobQueue } from './ports/jobs.js';
 import type { Leases } from './ports/lease.js';
@@ -29,6 +30,8 @@ export interface Services {
   store: Store;
   stream: StreamPort;
   bus: BusPort;
+  /** The service's own events for `GET /api/v1/events`, shared by every replica. */
+  feed: EventFeedPort;
   once: OnceKeys;
   jobs: JobQueue;
   /** One holder per name across replicas: chat long polling runs on the holder only. */

@@ -18,11 +18,13 @@ import { createStore } from './create-store.js';
 import { createExecutor } from './executors/create-executor.js';
 import { createHttpTracker } from './http/http-tracker.js';
 import { createMemoryBus } from './memory/memory-bus.js';
+import { createMemoryEventFeed } from './memory/memory-event-feed.js';
 import { createMemoryLeases } from './memory/memory-leases.js';
 import { noopChat } from './noop/noop-chat.js';
 import { createBullmqJobs } from './redis/bullmq-jobs.js';
 import { createRedisBus } from './redis/redis-bus.js';
 import { BOUNDED_REDIS_OPTIONS } from './redis/redis-connections.js';
+import { createRedisEventFeed } from './redis/redis-event-feed.js';
 import { createRedisLeases } from './redis/redis-leases.js';
 import { createRedisOnceKeys } from './redis/redis-once-keys.js';
 import { createRedisStream } from './redis/redis-stream.js';
@@ -89,6 +91,7 @@ export async function createServices(
       ...base,
       stream: createSqlStream(store, clock),
       bus: createMemoryBus(),
+      feed: createMemoryEventFeed(),
       once: createSqlOnceKeys(store, clock),
       jobs: createSqlJobs(store, clock, log),
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
@@ -110,10 +113,12 @@ export async function createServices(
     throw new Error(`REDIS_URL: cannot connect (${(error as Error).message})`);
   }
   const prefix = config.redisKeyPrefix;
+  const bus = createRedisBus(redis, prefix);
   const services: Services = {
     ...base,
     stream: createRedisStream(redis, prefix),
-    bus: createRedisBus(redis, prefix),
+    bus,
+    feed: createRedisEventFeed(redis, bus, prefix),
     once: createRedisOnceKeys(redis, prefix),
     jobs: createBullmqJobs(config.redisUrl, prefix, log),
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),

@@ -173,6 +173,11 @@ export interface Tables {
     locked_until: number | null;
   };
   analysis_task_events: { task_id: string; seq: number; data: string; created_at: number };
+  /** Successful real playbook runs, kept with the operation log (features/repair). */
+  playbook_run_counts: {
+    playbook_id: string;
+    real_successes: number;
+  };
   /** Follow-up jobs committed with their record, relayed to the job queue (features/outbox). */
   outbox: {
     job_id: string;
@@ -184,7 +189,11 @@ export interface Tables {
     relay_after: number;
     attempts: Generated<number>;
     last_error: string | null;
-    /** null until the queue has accepted the job */
+    /** when the queue last accepted the job; null before the first time */
     relayed_at: number | null;
+    /** when the job reported its work done; until then the row is offered again */
+    completed_at: number | null;
+    /** set when the row was offered too often without completing (its last_error says why) */
+    gave_up_at: number | null;
   };
 }

@@ -34,7 +34,11 @@ describe('stream frames', () => {
     });
     const routes = Fastify();
     apps.push(routes);
-    registerErrorHandler(routes, app.services.config.bodyLimitBytes);
+    registerErrorHandler(routes, {
+      bodyLimitBytes: app.services.config.bodyLimitBytes,
+      isStorageFull: app.services.store.isStorageFull,
+      isUnavailable: app.services.store.isUnavailable,
+    });
     await routes.register(analysisRoutes, {
       prefix: '/api/v1',
       services: app.services,

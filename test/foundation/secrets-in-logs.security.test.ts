@@ -29,7 +29,10 @@ describe('no secret value reaches a log line or a response', () => {
     const tg = await startTelegramStandIn({ token: BOT_TOKEN });
     // The tracker fails, so its error is logged with whatever it carries; the model answers
     // the tracker analysis (so a comment is attempted) and refuses the experts.
-    const tracker = await startUpstream(() => ({ status: 500, body: { detail: 'tracker down' } }));
+    const tracker = await startUpstream(() => ({
+      status: 403,
+      body: { detail: 'tracker refuses' },
+    }));
     const model = await startUpstream((request) =>
       JSON.stringify(request.body).includes('TypeError')
         ? chatCompletion({
@@ -121,7 +124,7 @@ describe('no secret value reaches a log line or a response', () => {
       tg.calls('sendMessage').find((c) => JSON.stringify(c.body).includes(approvalId)),
     );
     const data = card.body.reply_markup!.inline_keyboard![0]![0]!.callback_data;
-    tg.failNext('editMessageText', 'Internal Server Error', 500);
+    tg.failNext('editMessageText', "Bad Request: message can't be edited", 400);
     await call('/api/v1/chatops/webhook', {
       method: 'POST',
       body: JSON.stringify({ update_id: 9, ...callbackUpdate({ data, userId: 111 }) }),

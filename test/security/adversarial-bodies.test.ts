@@ -283,6 +283,14 @@ const ROUTES: ReadonlyMap<string, RouteCase> = new Map<string, RouteCase>([
     },
   ],
   [
+    '/api/v1/approvals/:id/decision',
+    {
+      // Refused by its schema (an unknown field) or for want of operator headers.
+      base: () => ({ decision: 'approve' }),
+      slots: [at('decision'), at('note')],
+    },
+  ],
+  [
     '/api/v1/chatops/test-push',
     {
       base: () => ({ approval_id: 'adversarial-1' }),

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { BusPort } from '../../ports/bus.js';
-import { WAITING_REDIS_OPTIONS } from './redis-connections.js';
+import { waitingConnection } from './redis-connections.js';
 
 type Handler = (message: string) => void;
 
@@ -23,7 +23,7 @@ export function createRedisBus(redis: Redis, prefix: string): BusPort {
 
   function subscriberConnection(): Redis {
     if (!subscriber) {
-      subscriber = redis.duplicate({ ...WAITING_REDIS_OPTIONS, enableAutoPipelining: false });
+      subscriber = waitingConnection(redis);
       subscriber.on('message', (channel: string, message: string) => {
         const handlers = channels.get(channel)?.handlers;
         if (!handlers) return;

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Services } from '../../services.js';
+import { publishEvent } from '../events/feed-events.js';
 import { findIncident } from '../intake/incident-records.js';
 import type { AnalysisRequest } from './analysis-request.js';
 import { loadHistory, subjectOf } from './analysis-subject.js';
@@ -41,6 +42,13 @@ class TaskLost extends Error {}
 
 /** Publishes a recorded event; a lost publish is only a late stream, which catches up from the table. */
 export async function publishTaskEvent(services: Services, event: TaskEvent): Promise<void> {
+  publishEvent(services, 'analysis.updated', {
+    task_id: event.task_id,
+    state: event.state,
+    progress: event.progress,
+    agents_completed: event.agents_completed,
+    total_agents: event.total_agents,
+  });
   try {
     await services.bus.publish(taskTopic(event.task_id), busMessage(event, Date.now()));
   } catch (error) {

@@ -1,18 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import { STREAM_HEADERS } from '../../http/event-stream.js';
 import type { Db } from '../../ports/store.js';
 import { isFinished } from './analysis-types.js';
 import { type HubMessage, sseFrame, type TaskEventHub } from './task-event-hub.js';
 import { eventsAfter, findTask } from './task-records.js';
 import { statusView, type TaskRow } from './task-views.js';
-
-/** spec, Analysis tasks: the stream's three headers. */
-export const STREAM_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-  'x-accel-buffering': 'no',
-} as const;
 
 export interface StreamDeps {
   db: Db;

@@ -20,6 +20,8 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export type RiskLevel = 'low' | 'medium' | 'high' | 'critical';
 
 export interface NewApproval {
+  /** A caller that may run twice (a retried job) names the approval; a repeat is ignored. */
+  id?: string;
   incidentId: string | null;
   riskLevel: RiskLevel;
   action: string;
@@ -65,7 +67,7 @@ export async function insertApproval(
   now: number,
 ): Promise<string> {
   // A UUID keeps `approve:<id>:<nonce>` inside the chat API's 64-byte callback_data limit.
-  const id = crypto.randomUUID();
+  const id = input.id ?? crypto.randomUUID();
   await tx
     .insertInto('approvals')
     .values({
@@ -82,6 +84,7 @@ export async function insertApproval(
       created_at: now,
       updated_at: now,
     })
+    .onConflict((oc) => oc.column('id').doNothing())
     .execute();
   return id;
 }

@@ -2,6 +2,7 @@ import { GATEWAY_ERRORS } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { rejectApproval, signApproval } from '../approvals/approval-moves.js';
 import { approvalExists } from '../approvals/approval-records.js';
+import { publishEvent } from '../events/feed-events.js';
 import { enqueueApprovedExecution } from '../repair/repair-jobs.js';
 import {
   isDecisionAction,
@@ -58,7 +59,7 @@ async function validateCallback(
 }
 
 async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<CallbackAnswer> {
-  const { services, cards } = deps;
+  const { services } = deps;
   const failure = await validateCallback(services, callback);
   if (failure) return { ok: false, message: failure };
   const actor = `${CHAT_PREFIX}_${callback.userId}`;
@@ -67,13 +68,41 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
     await answerInformation(services, action, approvalId);
     return { ok: true, message: `info:${action}`, approval_id: approvalId };
   }
-  const decider = { actor, channel: 'chat', now: services.clock.now() };
+  if (action === 'approve' || action === 'reject') {
+    return decideApproval(deps, approvalId, action, { actor, channel: 'chat' });
+  }
+  return { ok: false, message: GATEWAY_ERRORS.unknownAction };
+}
+
+/**
+ * CONTRACT, Approvals, for every channel (chat, console): one signature approves, critical
+ * needs two distinct signers, nothing changes a decided approval. The cards show the
+ * decision, an approval starts its execution, and the feed hears of it.
+ */
+export async function decideApproval(
+  deps: CallbackDeps,
+  approvalId: string,
+  action: 'approve' | 'reject',
+  who: { actor: string; channel: string },
+): Promise<CallbackAnswer> {
+  const { services, cards } = deps;
+  const { actor } = who;
+  const decider = { ...who, now: services.clock.now() };
+  const published = (status: string) =>
+    publishEvent(services, 'approval.updated', {
+      approval_id: approvalId,
+      status,
+      decision: action,
+      actor,
+      channel: who.channel,
+    });
   if (action === 'approve') {
     const outcome = await signApproval(services.store, approvalId, decider);
     if (!outcome.ok) return { ok: false, message: outcome.message };
+    published(outcome.status);
     if (outcome.status === 'approved') {
       await cards.markDecided(approvalId, 'Approved', actor);
-      await enqueueApprovedExecution(services, approvalId, actor);
+      await enqueueApprovedExecution(services, approvalId, actor, who.channel);
     } else {
       await askSecondSigner(deps, approvalId, actor);
     }
@@ -85,13 +114,11 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
       execution_triggered: outcome.execution_triggered,
     };
   }
-  if (action === 'reject') {
-    const outcome = await rejectApproval(services.store, approvalId, decider);
-    if (!outcome.ok) return { ok: false, message: outcome.message };
-    await cards.markDecided(approvalId, 'Rejected', actor);
-    return { ok: true, message: 'Rejected', approval_id: approvalId, status: outcome.status };
-  }
-  return { ok: false, message: GATEWAY_ERRORS.unknownAction };
+  const outcome = await rejectApproval(services.store, approvalId, decider);
+  if (!outcome.ok) return { ok: false, message: outcome.message };
+  published(outcome.status);
+  await cards.markDecided(approvalId, 'Rejected', actor);
+  return { ok: true, message: 'Rejected', approval_id: approvalId, status: outcome.status };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Services } from '../../services.js';
+import { publishEvent } from '../events/feed-events.js';
 import { alertIdAt } from './alert-id.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
@@ -86,8 +87,28 @@ export function createAlertIntake(
         signalEntryId: options.signalEntryId,
       });
       if (result.status === 'created') {
+        publishEvent(services, 'incident.created', {
+          incident_id: result.incident_id,
+          approval_id: result.approval_id,
+          fingerprint: result.fingerprint,
+          severity: typed.severity,
+          namespace: typed.namespace,
+          hit_count: result.hit_count,
+        });
+        if (result.approval_id) {
+          publishEvent(services, 'approval.created', {
+            approval_id: result.approval_id,
+            incident_id: result.incident_id,
+          });
+        }
         // Committed with the incident; a queue that refuses it now gets it from the relay.
         await relayIncidentFollowUp(services, result.incident_id);
+      } else if (result.status === 'converged') {
+        publishEvent(services, 'incident.converged', {
+          incident_id: result.incident_id,
+          approval_id: result.approval_id,
+          hit_count: result.hit_count,
+        });
       }
       if (result.status === 'converged' && result.approval_id) {
         hooks.onConverged?.(result.approval_id, result.hit_count);

@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { HttpError } from '../../errors.js';
-import { requireConsoleToken } from '../../http/console-auth.js';
+import { requireConsoleToken, requireReadApiAccess } from '../../http/console-auth.js';
+import { StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import type { AlertTypeRule } from '../intake/alert-type-rules.js';
 import type { Playbook } from '../repair/playbooks.js';
@@ -17,6 +18,7 @@ import {
   type ReadbackFiles,
   type ServedBody,
 } from './readback-files.js';
+import { catalogStates } from './readback-states.js';
 import { redactDocument } from './redaction.js';
 
 export interface ReadbackRouteOptions {
@@ -99,6 +101,33 @@ export async function readbackRoutes(app: FastifyInstance, options: ReadbackRout
     };
     return ctx;
   };
+
+  // The console's catalog page: every GET readback and the state of what it reads, at once.
+  app.get(
+    '/readbacks',
+    {
+      onRequest: requireReadApiAccess(services.config),
+      schema: {
+        summary: 'Every GET readback and whether what it reads is present, missing or invalid',
+        tags: ['readbacks'],
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                name: Type.String(),
+                kind: Type.String(),
+                summary: Type.String(),
+                path: Type.String(),
+                state: StringEnum(['present', 'missing', 'invalid'] as const),
+                detail: Type.String(),
+              }),
+            ),
+          }),
+        },
+      },
+    },
+    async () => ({ items: catalogStates(services.config.readbackDir, catalog) }),
+  );
 
   // CONTRACT, Access: the six POST readbacks write or validate; the console token guards them.
   const writeGuard = requireConsoleToken(services.config);

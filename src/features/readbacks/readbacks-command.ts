@@ -14,8 +14,8 @@ import {
   READBACK_CATALOG,
   requiredDocumentNames,
 } from './catalog/readback-catalog.js';
-import { checkDocument, commitReadback } from './commit-readback.js';
-import { documentFile } from './readback-files.js';
+import { commitReadback } from './commit-readback.js';
+import { type DocumentState, documentState } from './readback-states.js';
 
 /** Where the command writes; the CLI passes process streams, tests collect the text. */
 export interface CommandOutput {
@@ -26,15 +26,6 @@ export interface CommandOutput {
 const USAGE = 'usage: npm run readbacks -- list | validate | commit <name> <file> [--dir <dir>]';
 const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
 
-type State = 'present' | 'missing' | 'invalid';
-
-function stateOf(dir: string, name: string): { state: State; reason?: string } {
-  const file = documentFile(dir, name);
-  if (!fs.existsSync(file)) return { state: 'missing' };
-  const reason = checkDocument(dir, name, fs.readFileSync(file));
-  return reason ? { state: 'invalid', reason } : { state: 'present' };
-}
-
 function usedBy(name: string): string {
   const entry = READBACK_CATALOG.find((e) => e.name === name);
   if (entry) return entry.kind;
@@ -43,14 +34,14 @@ function usedBy(name: string): string {
 
 function list(dir: string, out: CommandOutput): number {
   const required = requiredDocumentNames();
-  const rows = committedDocumentNames().map((name) => ({ name, ...stateOf(dir, name) }));
+  const rows = committedDocumentNames().map((name) => ({ name, ...documentState(dir, name) }));
   for (const row of rows) {
     const need = required.has(row.name) ? 'required' : 'optional';
     out.stdout(
       `${row.state.padEnd(8)} ${usedBy(row.name).padEnd(9)} ${need.padEnd(8)} ${row.name}\n`,
     );
   }
-  const count = (state: State) => rows.filter((row) => row.state === state).length;
+  const count = (state: DocumentState) => rows.filter((row) => row.state === state).length;
   out.stderr(
     `readbacks in ${dir}: ${count('present')} present, ${count('missing')} missing, ${count('invalid')} invalid\n`,
   );
@@ -65,7 +56,7 @@ function validate(dir: string, out: CommandOutput): number {
   let invalid = 0;
   for (const file of files.sort()) {
     const name = file.slice(0, -'.json'.length);
-    const { state, reason } = stateOf(dir, name);
+    const { state, reason } = documentState(dir, name);
     if (state === 'invalid') invalid += 1;
     const note = known.has(name) ? '' : ' (not read by any readback)';
     out.stdout(

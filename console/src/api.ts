@@ -1,0 +1,239 @@
+/** Talking to the service: the console token, the operator, and JSON calls. */
+
+const TOKEN_KEY = 'console-token';
+const OPERATOR_KEY = 'console-operator';
+
+export type AccessState = 'open' | 'needs-token' | 'prod-closed';
+export const PROD_CLOSED_DETAIL = 'Set CONSOLE_TOKEN to use the read API in prod';
+
+type Listener = () => void;
+
+/** A value views can watch: a tiny observable, enough for a handful of globals. */
+export class Watched<T> {
+  private listeners = new Set<Listener>();
+  constructor(private current: T) {}
+  get value(): T {
+    return this.current;
+  }
+  set(next: T) {
+    if (Object.is(next, this.current)) return;
+    this.current = next;
+    for (const listener of [...this.listeners]) listener();
+  }
+  watch(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+export const access = new Watched<AccessState>('open');
+/** Bumped on sign-in so that views and the feed load again with the token. */
+export const signInCount = new Watched(0);
+
+export function consoleToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function setConsoleToken(token: string | null) {
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+  access.set('open');
+  signInCount.set(signInCount.value + 1);
+}
+
+export interface Operator {
+  id: string;
+  key: string;
+}
+
+export const operator = new Watched<Operator | null>(readOperator());
+
+function readOperator(): Operator | null {
+  try {
+    const value = JSON.parse(sessionStorage.getItem(OPERATOR_KEY) ?? 'null') as Operator | null;
+    return value && typeof value.id === 'string' && typeof value.key === 'string' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export function setOperator(next: Operator | null) {
+  if (next) sessionStorage.setItem(OPERATOR_KEY, JSON.stringify(next));
+  else sessionStorage.removeItem(OPERATOR_KEY);
+  operator.set(next);
+}
+
+export function authHeaders(): Record<string, string> {
+  const token = consoleToken();
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/** Any answer of the service may say the token is missing or the read API is closed. */
+export function noteAccess(status: number, detail: string) {
+  if (status === 401 && detail !== 'Invalid operator credentials') access.set('needs-token');
+  if (status === 403 && detail === PROD_CLOSED_DETAIL) access.set('prod-closed');
+}
+
+async function detailOf(response: Response): Promise<string> {
+  try {
+    const body = (await response.json()) as { detail?: unknown; message?: unknown };
+    if (typeof body.detail === 'string') return body.detail;
+    if (typeof body.message === 'string') return body.message;
+  } catch {
+    // not JSON
+  }
+  return `${response.status} ${response.statusText}`;
+}
+
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<T> {
+  const response = await fetch(path, {
+    method: init.method ?? 'GET',
+    headers: {
+      accept: 'application/json',
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...authHeaders(),
+      ...init.headers,
+    },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  });
+  if (!response.ok) {
+    const detail = await detailOf(response);
+    noteAccess(response.status, detail);
+    throw new ApiError(response.status, detail);
+  }
+  return (await response.json()) as T;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+export interface Incident {
+  id: string;
+  status: string;
+  severity: string;
+  alert_name: string;
+  alert_type: string;
+  source: string;
+  target_resource: string;
+  namespace: string;
+  workload: string;
+  fingerprint: string;
+  hit_count: number;
+  first_seen: string;
+  last_seen: string;
+  approval_id: string | null;
+  grouping?: { inputs?: Record<string, string>; fingerprint_rule?: string; merge_rule?: string };
+}
+
+export interface Decision {
+  actor: string;
+  decision: string;
+  channel: string;
+  from_status: string;
+  to_status: string;
+  created_at: string;
+}
+
+export interface Approval {
+  id: string;
+  incident_id: string | null;
+  status: string;
+  risk_level: string;
+  action: string;
+  requested_by: string;
+  signers?: number;
+  signers_needed?: number;
+  description?: string;
+  metadata?: Record<string, unknown>;
+  blast_radius?: Record<string, unknown>;
+  dry_run_checks?: string[];
+  decisions?: Decision[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OperationEntry {
+  id: string;
+  type: string;
+  incident_id: string | null;
+  approval_id: string | null;
+  actor: string;
+  action_detail: string;
+  success: boolean;
+  error_message: string | null;
+  context: Record<string, unknown>;
+  created_at: string;
+  hash: string;
+  prev_hash: string;
+}
+
+export interface ChainVerdict {
+  intact: boolean;
+  entries: number;
+  first_broken_id: string | null;
+  reason: string | null;
+}
+
+export interface TaskStatus {
+  task_id: string;
+  state: string;
+  progress: number;
+  current_step: string | null;
+  agents_completed: number;
+  total_agents: number;
+  agent?: string;
+  error?: string | null;
+  type?: string;
+}
+
+export interface TaskResult {
+  task_id: string;
+  state: string;
+  consensus_id: string | null;
+  incident_id: string | null;
+  recommended_action: string | null;
+  recommended_kubectl: string | null;
+  risk_level: string | null;
+  final_reasoning: string | null;
+  consensus_score: number | null;
+  opinions: Record<string, unknown>[] | null;
+  dissenting_opinions: string[] | null;
+  created_at: string | null;
+}
+
+export interface FeedEvent {
+  type: string;
+  at: string;
+  incident_id?: string | null;
+  approval_id?: string | null;
+  fingerprint?: string;
+  severity?: string;
+  namespace?: string;
+  hit_count?: number;
+  status?: string;
+  decision?: string;
+  actor?: string;
+  channel?: string;
+  entry_id?: string;
+  outcome?: string;
+  task_id?: string;
+  state?: string;
+  progress?: number;
+  agents_completed?: number;
+  total_agents?: number;
+  issue_id?: string;
+}

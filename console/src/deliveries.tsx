@@ -1,0 +1,266 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Approval, api, type Page } from './api';
+import { age, useNow, when } from './hooks';
+import { onFeedEvent } from './sse';
+import { Loading, useLoad } from './views-common';
+
+export interface ExternalEvent {
+  id: string;
+  project: string;
+  provider: string;
+  stage: string;
+  issue_id: string;
+  title: string;
+  severity: string;
+  namespace: string;
+  target_resource: string;
+  fingerprint: string;
+  source_url: string | null;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  operator_id: string | null;
+  auth_method: string | null;
+  approval_id: string | null;
+  created_at: string;
+  payload?: unknown;
+}
+
+interface AnomalyFrequency {
+  anomaly_key?: string;
+  count_1h?: number;
+  count_24h?: number;
+  count_7d?: number;
+  count_30d?: number;
+  auto_repair_count?: number;
+  escalation_level?: string | null;
+}
+
+const STAGES = ['received', 'deduplicated', 'approval_linked', 'upstream_canary'];
+
+interface Delivery {
+  key: string;
+  provider: string;
+  issue_id: string;
+  title: string;
+  severity: string;
+  project: string;
+  last: string;
+  stages: ExternalEvent[];
+}
+
+function grouped(events: ExternalEvent[]): Delivery[] {
+  const map = new Map<string, Delivery>();
+  for (const event of events) {
+    const key = `${event.provider}:${event.issue_id}`;
+    let delivery = map.get(key);
+    if (!delivery) {
+      delivery = {
+        key,
+        provider: event.provider,
+        issue_id: event.issue_id,
+        title: event.title,
+        severity: event.severity,
+        project: event.project,
+        last: event.created_at,
+        stages: [],
+      };
+      map.set(key, delivery);
+    }
+    delivery.stages.push(event);
+    if (Date.parse(event.created_at) > Date.parse(delivery.last)) delivery.last = event.created_at;
+  }
+  for (const delivery of map.values()) {
+    delivery.stages.sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
+  }
+  return [...map.values()].sort((a, b) => Date.parse(b.last) - Date.parse(a.last));
+}
+
+export function DeliveriesView() {
+  const now = useNow();
+  const [stage, setStage] = useState('');
+  const { data, error, reload } = useLoad(
+    () =>
+      api<Page<ExternalEvent>>(
+        `/api/v1/external-alert-events?limit=200${stage ? `&stage=${encodeURIComponent(stage)}` : ''}`,
+      ),
+    [stage],
+  );
+  useEffect(
+    () =>
+      onFeedEvent((event) => {
+        if (event.issue_id || event.type.startsWith('external')) reload();
+      }),
+    [],
+  );
+  const deliveries = data ? grouped(data.items) : [];
+  return (
+    <section aria-labelledby="deliveries-title">
+      <h1 id="deliveries-title">Error-tracker deliveries</h1>
+      <p class="muted">
+        Every recorded stage of every delivery, grouped by issue: received, deduplicated,
+        approval_linked, upstream_canary.
+      </p>
+      <div class="filters">
+        <div class="field">
+          <label for="stage-filter">Stage</label>
+          <select
+            id="stage-filter"
+            value={stage}
+            onChange={(event) => setStage(event.currentTarget.value)}
+          >
+            <option value="">All stages</option>
+            {STAGES.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="button" onClick={reload}>
+          Refresh
+        </button>
+      </div>
+      {!data ? (
+        <Loading error={error} />
+      ) : deliveries.length === 0 ? (
+        <p class="muted">No delivery recorded yet.</p>
+      ) : (
+        <ul class="cards">
+          {deliveries.map((delivery) => (
+            <li key={delivery.key} class="card" data-delivery={delivery.issue_id}>
+              <div class="card-head">
+                <h2 class="card-title">{delivery.title || delivery.issue_id}</h2>
+                <span class={`badge severity-${delivery.severity}`}>{delivery.severity}</span>
+              </div>
+              <p class="meta">
+                {delivery.provider} · issue <code>{delivery.issue_id}</code> · {delivery.project} ·{' '}
+                {age(delivery.last, now)} ago
+              </p>
+              <ol class="stages">
+                {delivery.stages.map((event) => (
+                  <StageItem key={event.id} event={event} />
+                ))}
+              </ol>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function StageItem({ event }: { event: ExternalEvent }) {
+  const [open, setOpen] = useState(false);
+  const [detail, setDetail] = useState<ExternalEvent | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const toggle = () => {
+    const next = !open;
+    setOpen(next);
+    if (next && !detail) {
+      api<ExternalEvent>(`/api/v1/external-alert-events/${encodeURIComponent(event.id)}`).then(
+        setDetail,
+        (reason: unknown) => setError(reason instanceof Error ? reason.message : String(reason)),
+      );
+    }
+  };
+  const detailId = `stage-${event.id}`;
+  return (
+    <li class="stage" data-stage={event.stage}>
+      <div class="stage-head">
+        <span class={`badge stage-${event.stage}`}>{event.stage}</span>
+        <time dateTime={event.created_at}>{when(event.created_at)}</time>
+        {event.approval_id && (
+          <a href={`#/approvals/${encodeURIComponent(event.approval_id)}`}>
+            Approval {event.approval_id}
+          </a>
+        )}
+        {event.operator_id && <span class="muted">by {event.operator_id}</span>}
+        <button
+          type="button"
+          class="link"
+          aria-expanded={open}
+          aria-controls={detailId}
+          onClick={toggle}
+        >
+          {open ? 'Hide detail' : 'Show detail'}
+        </button>
+      </div>
+      {event.stage === 'approval_linked' && event.approval_id && (
+        <LinkedApproval id={event.approval_id} />
+      )}
+      {open && (
+        <div id={detailId} class="stage-detail">
+          {error ? (
+            <p class="error">{error}</p>
+          ) : !detail ? (
+            <p class="muted">Loading…</p>
+          ) : (
+            <>
+              <dl class="facts">
+                <dt>Fingerprint</dt>
+                <dd>
+                  <code>{detail.fingerprint}</code>
+                </dd>
+                <dt>Target</dt>
+                <dd>{detail.target_resource || '–'}</dd>
+                <dt>Namespace</dt>
+                <dd>{detail.namespace || '–'}</dd>
+                {detail.auth_method && (
+                  <>
+                    <dt>Auth</dt>
+                    <dd>{detail.auth_method}</dd>
+                  </>
+                )}
+                {detail.source_url && (
+                  <>
+                    <dt>Source</dt>
+                    <dd class="wrap">{detail.source_url}</dd>
+                  </>
+                )}
+              </dl>
+              <pre class="json">{JSON.stringify(detail.payload, null, 2)}</pre>
+            </>
+          )}
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** The analysis and the anomaly frequency live on the linked approval's metadata. */
+function LinkedApproval({ id }: { id: string }) {
+  const { data } = useLoad(
+    () => api<Approval>(`/api/v1/approvals/${encodeURIComponent(id)}`).catch(() => null),
+    [id],
+  );
+  if (!data) return null;
+  const metadata = data.metadata ?? {};
+  const frequency = metadata.anomaly_frequency as AnomalyFrequency | undefined;
+  const provider = metadata.llm_provider as string | undefined;
+  const confidence = metadata.llm_confidence as number | undefined;
+  return (
+    <div class="analysis-summary">
+      <p>
+        <span class={`badge status-${data.status}`}>{data.status}</span> risk{' '}
+        <strong>{data.risk_level}</strong> · {data.action}
+        {provider && (
+          <>
+            {' '}
+            · analysed by {provider}
+            {typeof confidence === 'number' ? ` (confidence ${Math.round(confidence * 100)}%)` : ''}
+          </>
+        )}
+      </p>
+      {data.description && <p class="pre">{data.description}</p>}
+      {frequency && (
+        <p class="frequency" data-testid="anomaly-frequency">
+          Anomaly frequency: {frequency.count_1h ?? 0} in 1 h, {frequency.count_24h ?? 0} in 24 h,{' '}
+          {frequency.count_7d ?? 0} in 7 d, {frequency.count_30d ?? 0} in 30 d{' · '}
+          <span class={`badge escalation-${frequency.escalation_level ?? 'none'}`}>
+            {frequency.escalation_level ?? 'no escalation'}
+          </span>
+        </p>
+      )}
+    </div>
+  );
+}

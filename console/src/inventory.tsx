@@ -1,0 +1,168 @@
+import { api } from './api';
+import { when } from './hooks';
+import { Loading, useLoad } from './views-common';
+
+interface Workspace {
+  workspace_id: string;
+  display_name: string;
+  manifest_ref: string;
+  lockfile_importer: string;
+  status: string;
+  risk_level: string;
+  package_manager: string | null;
+  dependency_counts: { total: number; dependencies: number; devDependencies: number };
+  next_action: string;
+}
+
+interface DriftEntry {
+  kind?: string;
+  workspace_id: string | null;
+  dependency_name: string | null;
+  section?: string | null;
+  manifest_specifier?: string | null;
+  lockfile_specifier?: string | null;
+}
+
+interface Finding {
+  finding_id: string;
+  severity: string;
+  status: string;
+  summary: string;
+  evidence_refs: string[];
+  next_action: string;
+}
+
+interface Inventory {
+  generated_at: string;
+  lockfile_summary: Record<string, unknown>;
+  workspaces: Workspace[];
+  lockfile_drift: {
+    status: string;
+    missing_in_lockfile: DriftEntry[];
+    specifier_mismatches: DriftEntry[];
+    extra_in_lockfile: DriftEntry[];
+  };
+  drift_findings: Finding[];
+}
+
+export function InventoryView() {
+  const { data, error, reload } = useLoad(
+    () => api<Inventory>('/api/v1/agents/javascript-package-inventory'),
+    [],
+  );
+  if (!data)
+    return (
+      <section aria-labelledby="inventory-title">
+        <h1 id="inventory-title">Inventory</h1>
+        <Loading error={error} />
+      </section>
+    );
+  const drift = data.lockfile_drift;
+  const driftByWorkspace = new Map<string, string[]>();
+  const note = (list: DriftEntry[], label: string) => {
+    for (const entry of list) {
+      if (!entry.workspace_id) continue;
+      const notes = driftByWorkspace.get(entry.workspace_id) ?? [];
+      notes.push(`${label}${entry.dependency_name ? ` ${entry.dependency_name}` : ''}`);
+      driftByWorkspace.set(entry.workspace_id, notes);
+    }
+  };
+  note(drift.missing_in_lockfile, 'missing in lock file:');
+  note(drift.specifier_mismatches, 'specifier mismatch:');
+  note(drift.extra_in_lockfile, 'extra in lock file:');
+  const open = data.drift_findings.filter((finding) => finding.status !== 'accepted');
+  return (
+    <section aria-labelledby="inventory-title">
+      <h1 id="inventory-title">Inventory</h1>
+      <p class="muted">
+        Package inventory derived live from the workspace, generated {when(data.generated_at)}.{' '}
+        <button type="button" class="link" onClick={reload}>
+          Refresh
+        </button>
+      </p>
+      <p>
+        Lock file drift:{' '}
+        <span class={`badge drift-${drift.status}`} data-testid="drift-status">
+          {drift.status}
+        </span>{' '}
+        ({drift.missing_in_lockfile.length} missing, {drift.specifier_mismatches.length} mismatched,{' '}
+        {drift.extra_in_lockfile.length} extra)
+      </p>
+      <h2>Drift findings</h2>
+      {data.drift_findings.length === 0 ? (
+        <p class="ok">No drift finding.</p>
+      ) : (
+        <ul class="findings">
+          {data.drift_findings.map((finding) => (
+            <li
+              key={finding.finding_id}
+              class={`finding finding-${finding.status}`}
+              data-finding={finding.finding_id}
+            >
+              <div class="card-head">
+                <strong>{finding.summary}</strong>
+                <span>
+                  <span class={`badge severity-${finding.severity}`}>{finding.severity}</span>{' '}
+                  <span class={`badge drift-${finding.status}`}>{finding.status}</span>
+                </span>
+              </div>
+              <p class="small">Next: {finding.next_action}</p>
+              <p class="small muted wrap">{finding.evidence_refs.join(', ')}</p>
+            </li>
+          ))}
+        </ul>
+      )}
+      {open.length > 0 && (
+        <p class="small muted">{open.length} finding(s) not accepted are highlighted.</p>
+      )}
+      <h2>Workspaces</h2>
+      <div class="table-wrap">
+        <table class="data">
+          <caption class="visually-hidden">Workspaces with their drift</caption>
+          <thead>
+            <tr>
+              <th scope="col">Workspace</th>
+              <th scope="col">Status</th>
+              <th scope="col">Deps</th>
+              <th scope="col">Drift</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.workspaces.map((workspace) => {
+              const notes = driftByWorkspace.get(workspace.workspace_id) ?? [];
+              const drifting = notes.length > 0 || workspace.status !== 'ready';
+              return (
+                <tr
+                  key={workspace.workspace_id}
+                  class={drifting ? 'drifting' : undefined}
+                  data-workspace={workspace.workspace_id}
+                >
+                  <td>
+                    <strong>{workspace.display_name}</strong>
+                    <div class="small muted wrap">{workspace.manifest_ref}</div>
+                  </td>
+                  <td>
+                    <span class={`badge drift-${workspace.status}`}>{workspace.status}</span>
+                    <div class="small">risk {workspace.risk_level}</div>
+                  </td>
+                  <td>{workspace.dependency_counts.total}</td>
+                  <td>
+                    {notes.length ? (
+                      <ul class="plain small">
+                        {notes.map((text) => (
+                          <li key={text}>{text}</li>
+                        ))}
+                      </ul>
+                    ) : (
+                      <span class="small muted">{workspace.next_action}</span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

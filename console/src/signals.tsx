@@ -1,0 +1,161 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, authHeaders, type FeedEvent, noteAccess } from './api';
+import { age, useNow, when } from './hooks';
+import { onFeedEvent } from './sse';
+import { Loading, useLoad } from './views-common';
+
+interface Signal {
+  id: string;
+  source: string;
+  alert_name: string;
+  severity: string;
+  namespace: string;
+  target: string;
+  message: string;
+  received_at: string;
+  handling: { outcome: string; incident_id: string | null };
+}
+
+interface SignalPage {
+  stream: string;
+  length: number;
+  items: Signal[];
+  next_cursor: string | null;
+}
+
+interface Backlog {
+  backlog: number | null;
+  oldestAgeSeconds: number | null;
+}
+
+/** One gauge's value from the Prometheus text of `/metrics`. */
+export function gaugeValue(text: string, name: string): number | null {
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) {
+      const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+      if (Number.isFinite(value)) return value;
+    }
+  }
+  return null;
+}
+
+async function loadBacklog(): Promise<Backlog> {
+  const response = await fetch('/metrics', { headers: { accept: 'text/plain', ...authHeaders() } });
+  if (!response.ok) {
+    noteAccess(response.status, '');
+    throw new Error(`/metrics answered ${response.status}`);
+  }
+  const text = await response.text();
+  return {
+    backlog: gaugeValue(text, 'signals_backlog'),
+    oldestAgeSeconds: gaugeValue(text, 'signals_oldest_unhandled_age_seconds'),
+  };
+}
+
+function duration(seconds: number | null): string {
+  if (seconds === null) return '–';
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+export function SignalsView() {
+  const now = useNow(5000);
+  const signals = useLoad(() => api<SignalPage>('/api/v1/signals?limit=50'), []);
+  const backlog = useLoad(loadBacklog, []);
+  const [handled, setHandled] = useState(new Map<string, FeedEvent>());
+
+  useEffect(() => {
+    const timer = setInterval(() => backlog.reload(), 10_000);
+    const off = onFeedEvent((event) => {
+      if (event.type !== 'signal.handled' || !event.entry_id) return;
+      setHandled((current) => new Map(current).set(event.entry_id as string, event));
+      signals.reload();
+      backlog.reload();
+    });
+    return () => {
+      clearInterval(timer);
+      off();
+    };
+  }, []);
+
+  return (
+    <section aria-labelledby="signals-title">
+      <h1 id="signals-title">Signals</h1>
+      <div class="stats">
+        <div class="stat">
+          <p class="stat-label">Backlog</p>
+          <p class="stat-value" data-testid="signals-backlog">
+            {backlog.data?.backlog ?? '–'}
+          </p>
+        </div>
+        <div class="stat">
+          <p class="stat-label">Oldest unhandled</p>
+          <p class="stat-value" data-testid="signals-oldest">
+            {duration(backlog.data?.oldestAgeSeconds ?? null)}
+          </p>
+        </div>
+        <div class="stat">
+          <p class="stat-label">Stream length</p>
+          <p class="stat-value">{signals.data?.length ?? '–'}</p>
+        </div>
+      </div>
+      {backlog.error && <p class="error">{backlog.error}</p>}
+      <h2>Latest entries</h2>
+      {!signals.data ? (
+        <Loading error={signals.error} />
+      ) : signals.data.items.length === 0 ? (
+        <p class="muted">No signal on {signals.data.stream} yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="data">
+            <caption class="visually-hidden">
+              Latest entries of {signals.data.stream}, newest first
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Signal</th>
+                <th scope="col">Severity</th>
+                <th scope="col">Received</th>
+                <th scope="col">Handled</th>
+              </tr>
+            </thead>
+            <tbody>
+              {signals.data.items.map((signal) => {
+                const live = handled.get(signal.id);
+                const outcome = live?.outcome ?? signal.handling.outcome;
+                const incident = live?.incident_id ?? signal.handling.incident_id;
+                return (
+                  <tr key={signal.id} data-signal-id={signal.id}>
+                    <td>
+                      <strong>{signal.alert_name}</strong>
+                      <div class="muted small">
+                        {signal.source} · {signal.namespace}/{signal.target}
+                      </div>
+                      <div class="small wrap">{signal.message}</div>
+                      <code class="small">{signal.id}</code>
+                    </td>
+                    <td>
+                      <span class={`badge severity-${signal.severity}`}>{signal.severity}</span>
+                    </td>
+                    <td>
+                      <time dateTime={signal.received_at} title={when(signal.received_at)}>
+                        {age(signal.received_at, now)} ago
+                      </time>
+                    </td>
+                    <td>
+                      <span class={`badge outcome-${outcome}`} data-testid="signal-outcome">
+                        {outcome}
+                      </span>
+                      {incident && <div class="small">→ {incident}</div>}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,95 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { errors, GATEWAY_ERRORS } from '../../errors.js';
+import { requireReadApiAccess } from '../../http/console-auth.js';
+import { StringEnum } from '../../http/schema-types.js';
+import { equalInConstantTime } from '../../support/constant-time.js';
+import { type CallbackDeps, decideApproval } from '../chat/callback-handler.js';
+
+const Detail = Type.Object({ detail: Type.String() });
+
+const Decision = Type.Object(
+  { decision: StringEnum(['approve', 'reject'] as const) },
+  { additionalProperties: false },
+);
+
+const DecisionAnswer = Type.Object({
+  ok: Type.Boolean(),
+  message: Type.String(),
+  approval_id: Type.String(),
+  status: Type.String(),
+  execution_triggered: Type.Optional(Type.Boolean()),
+  actor: Type.String(),
+  channel: Type.String(),
+});
+
+/** The operator's id when `x-operator-id` and `x-operator-key` match OPERATOR_KEYS. */
+function operatorOf(
+  operatorKeys: ReadonlyMap<string, string>,
+  id: unknown,
+  key: unknown,
+): string | undefined {
+  if (typeof id !== 'string' || typeof key !== 'string' || id === '' || key === '') return;
+  const expected = operatorKeys.get(id);
+  // Compared even for an unknown id, so the answer takes as long either way.
+  const matches = equalInConstantTime(key, expected ?? `${key}\u0000`);
+  return expected !== undefined && matches ? id : undefined;
+}
+
+/**
+ * CONTRACT / issue 14: approve or reject from the console as a named operator. The decision
+ * is recorded as `console_<operator id>`, channel `console`, under the same rules as chat
+ * (one signature, two distinct signers for critical, nothing on a decided approval), and the
+ * chat cards show it.
+ */
+export async function approvalDecisionRoutes(
+  untyped: FastifyInstance,
+  options: { callbacks: CallbackDeps },
+) {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
+  const { services } = options.callbacks;
+  app.addHook('onRequest', requireReadApiAccess(services.config));
+
+  app.post(
+    '/approvals/:id/decision',
+    {
+      schema: {
+        summary: 'Approve or reject an approval as an operator (the console)',
+        description:
+          'Needs `x-operator-id` and `x-operator-key` from OPERATOR_KEYS (and the console token when CONSOLE_TOKEN is set). Recorded as `console_<id>`, channel `console`.',
+        tags: ['approvals'],
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        body: Decision,
+        response: { 200: DecisionAnswer, 401: Detail, 404: Detail, 409: Detail },
+      },
+    },
+    async (request) => {
+      const operator = operatorOf(
+        services.config.operatorKeys,
+        request.headers['x-operator-id'],
+        request.headers['x-operator-key'],
+      );
+      if (!operator) throw errors.operatorInvalid();
+      const approvalId = request.params.id;
+      const actor = `console_${operator}`;
+      const answer = await decideApproval(options.callbacks, approvalId, request.body.decision, {
+        actor,
+        channel: 'console',
+      });
+      if (!answer.ok) {
+        const notFound = answer.message === GATEWAY_ERRORS.approvalNotFound(approvalId);
+        throw errors.decisionRefused(notFound ? 404 : 409, answer.message);
+      }
+      return {
+        ok: true,
+        message: answer.message,
+        approval_id: approvalId,
+        status: answer.status ?? 'pending',
+        execution_triggered: answer.execution_triggered,
+        actor,
+        channel: 'console',
+      };
+    },
+  );
+}

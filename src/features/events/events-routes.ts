@@ -1,0 +1,130 @@
+import type { ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { requireReadApiAccess } from '../../http/console-auth.js';
+import { STREAM_HEADERS } from '../../http/event-stream.js';
+import { compareFeedIds, type FeedEntry } from '../../ports/event-feed.js';
+import type { Services } from '../../services.js';
+
+export interface EventsRoutesOptions {
+  services: Services;
+  /** Tests shorten it to see heartbeats. */
+  heartbeatMs?: number;
+}
+
+const HEARTBEAT_MS = 15_000;
+/** How many buffered events one resume replays at most (the buffer holds about 1000). */
+const REPLAY_LIMIT = 1000;
+const FEED_ID = /^\d{1,15}-\d{1,9}$/;
+
+const frame = (entry: FeedEntry) => `id: ${entry.id}\ndata: ${JSON.stringify(entry.event)}\n\n`;
+
+/** A Last-Event-ID this feed did not issue is ignored: the client gets the whole buffer. */
+function lastEventIdOf(header: unknown, query: unknown): string | undefined {
+  const value = (Array.isArray(header) ? header[0] : header) ?? query;
+  return typeof value === 'string' && FEED_ID.test(value.trim()) ? value.trim() : undefined;
+}
+
+/**
+ * One client's feed: it subscribes before reading the buffer, so nothing falls between the
+ * two; live events heard during the replay wait, and each event is sent once, in id order.
+ */
+async function openFeed(
+  services: Services,
+  raw: ServerResponse,
+  lastEventId: string | undefined,
+  heartbeatMs: number,
+  onEnd: () => void,
+): Promise<() => void> {
+  let last = lastEventId;
+  let replaying = true;
+  const waiting: FeedEntry[] = [];
+  const send = (entry: FeedEntry) => {
+    if (last !== undefined && compareFeedIds(entry.id, last) <= 0) return;
+    last = entry.id;
+    raw.write(frame(entry));
+  };
+  const unsubscribe = await services.feed.subscribe((entry) => {
+    if (replaying) waiting.push(entry);
+    else send(entry);
+  });
+  raw.writeHead(200, STREAM_HEADERS);
+  raw.write(': feed open\n\n');
+  for (const entry of await services.feed.after(lastEventId, REPLAY_LIMIT)) send(entry);
+  replaying = false;
+  for (const entry of waiting.splice(0)) send(entry);
+  const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(heartbeat);
+    void unsubscribe().catch(() => undefined);
+    raw.end();
+    onEnd();
+  };
+  raw.on('close', end);
+  // A client that left during the replay is gone already: its 'close' will not come again.
+  if (raw.destroyed) end();
+  return end;
+}
+
+/** CONTRACT, Operator console: `GET /api/v1/events`, the service's own events, live. */
+export async function eventsRoutes(untyped: FastifyInstance, options: EventsRoutesOptions) {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
+  const { services } = options;
+  const open = new Set<() => void>();
+  app.addHook('onRequest', requireReadApiAccess(services.config));
+  // Open streams would hold the server open for ever: end them as the app starts closing.
+  app.addHook('preClose', async () => {
+    for (const end of [...open]) end();
+  });
+
+  app.get(
+    '/events',
+    {
+      schema: {
+        summary: 'Server-sent events of incidents, approvals, signals and analyses, live',
+        description:
+          'Each event is `data: {"type", "at", …ids}` with an `id:`; send `Last-Event-ID` (or `?last_event_id=`) to resume from the buffer of the latest ~1000 events.',
+        tags: ['read API'],
+        querystring: Type.Object({ last_event_id: Type.Optional(Type.String()) }),
+        response: {
+          200: {
+            description: 'text/event-stream of feed events',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const lastEventId = lastEventIdOf(
+        request.headers['last-event-id'],
+        request.query.last_event_id,
+      );
+      reply.hijack();
+      try {
+        // The stream can end while it opens (the client left during the replay).
+        const stream: { ended: boolean; end?: () => void } = { ended: false };
+        stream.end = await openFeed(
+          services,
+          reply.raw,
+          lastEventId,
+          options.heartbeatMs ?? HEARTBEAT_MS,
+          () => {
+            stream.ended = true;
+            if (stream.end) open.delete(stream.end);
+          },
+        );
+        if (!stream.ended) open.add(stream.end);
+      } catch (error) {
+        services.log.warn({ err: error }, 'event feed: stream not opened');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(503, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ detail: 'Event feed unavailable' }));
+        } else reply.raw.end();
+      }
+    },
+  );
+}
