@@ -22,6 +22,12 @@ export interface JobQueue {
    * once here.
    */
   process(name: string, handler: JobHandler, concurrency: number): void;
+  /**
+   * Calls `listener` each time the queue's storage is reached again after losing it: jobs
+   * queued before may be gone (Redis restarted without persistence). Queues that cannot lose
+   * jobs that way (the SQL one) never call it.
+   */
+  onReconnected?(listener: () => void): void;
   /** Starts running registered handlers, resuming jobs left unfinished by an earlier process. */
   start(): Promise<void>;
   /**

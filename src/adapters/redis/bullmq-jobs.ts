@@ -47,12 +47,23 @@ export function createBullmqJobs(
   let queueConnection: Redis | undefined;
   let started = false;
   let closed: Promise<void> | undefined;
+  const reconnectListeners: Array<() => void> = [];
+
+  /** A connection ready again after its first time: Redis came back, maybe emptied. */
+  function watchReconnects(watched: Redis): void {
+    let readyBefore = false;
+    watched.on('ready', () => {
+      if (readyBefore) for (const listener of reconnectListeners) listener();
+      readyBefore = true;
+    });
+  }
 
   // Connected on first use, so building the services does not dial Redis twice at boot.
   function redis(): Redis {
     if (!connection) {
       connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
       connection.on('error', (error) => log.warn({ err: error }, 'jobs: redis connection error'));
+      watchReconnects(connection);
     }
     return connection;
   }
@@ -68,6 +79,7 @@ export function createBullmqJobs(
       queueConnection.on('error', (error) =>
         log.warn({ err: error }, 'jobs: redis queue connection error'),
       );
+      watchReconnects(queueConnection);
     }
     return queueConnection;
   }
@@ -170,6 +182,10 @@ export function createBullmqJobs(
   }
 
   return {
+    onReconnected(listener: () => void) {
+      reconnectListeners.push(listener);
+    },
+
     async enqueue(name: string, payload: Record<string, unknown>, jobOptions: JobOptions = {}) {
       if (closed) throw new Error('jobs: queue is closed');
       const id = jobOptions.jobId ?? crypto.randomUUID();
