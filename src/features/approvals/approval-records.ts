@@ -66,27 +66,42 @@ export async function insertApproval(
   input: NewApproval,
   now: number,
 ): Promise<string> {
+  const [id] = await insertApprovals(tx, [input], now);
+  return id!;
+}
+
+/**
+ * Several approvals in one statement (an alert storm opens many incidents per batch);
+ * returns their ids in order. A repeated id is ignored, as with one.
+ */
+export async function insertApprovals(
+  tx: Db | Tx,
+  inputs: readonly NewApproval[],
+  now: number,
+): Promise<string[]> {
   // A UUID keeps `approve:<id>:<nonce>` inside the chat API's 64-byte callback_data limit.
-  const id = input.id ?? crypto.randomUUID();
-  await tx
-    .insertInto('approvals')
-    .values({
-      id,
-      incident_id: input.incidentId,
-      status: 'pending',
-      risk_level: input.riskLevel,
-      action: input.action,
-      description: input.description,
-      requested_by: input.requestedBy,
-      metadata: JSON.stringify(input.metadata),
-      blast_radius: JSON.stringify(input.blastRadius ?? {}),
-      dry_run_checks: JSON.stringify(input.dryRunChecks ?? []),
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
-  return id;
+  const rows = inputs.map((input) => ({
+    id: input.id ?? crypto.randomUUID(),
+    incident_id: input.incidentId,
+    status: 'pending',
+    risk_level: input.riskLevel,
+    action: input.action,
+    description: input.description,
+    requested_by: input.requestedBy,
+    metadata: JSON.stringify(input.metadata),
+    blast_radius: JSON.stringify(input.blastRadius ?? {}),
+    dry_run_checks: JSON.stringify(input.dryRunChecks ?? []),
+    created_at: now,
+    updated_at: now,
+  }));
+  if (rows.length > 0) {
+    await tx
+      .insertInto('approvals')
+      .values(rows)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+  return rows.map((row) => row.id);
 }
 
 export function approvalFromRow(row: Selectable<Tables['approvals']>): Approval {

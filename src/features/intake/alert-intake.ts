@@ -5,7 +5,7 @@ import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
 import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } from './converge.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
-import { relayIncidentFollowUp } from './incident-followup.js';
+import { createFollowUpRelay } from './incident-followup.js';
 import { latestIncidentIdOf } from './incident-records.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
 
@@ -39,6 +39,7 @@ export function createAlertIntake(
 ): AlertIntake {
   const { store, clock, metrics } = services;
   const convergeOrCreate = createConverger(store);
+  const relayFollowUp = createFollowUpRelay(services);
 
   function typeAlert(alert: FlatAlert, origin: string, now: number): TypedAlert {
     const { alertType, source } = resolveAlertType(alert, rules);
@@ -102,7 +103,7 @@ export function createAlertIntake(
           });
         }
         // Committed with the incident; a queue that refuses it now gets it from the relay.
-        await relayIncidentFollowUp(services, result.incident_id);
+        await relayFollowUp(result.incident_id);
       } else if (result.status === 'converged') {
         publishEvent(services, 'incident.converged', {
           incident_id: result.incident_id,

@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
-import { insertApproval, riskForSeverity } from '../approvals/approval-records.js';
+import { insertApprovals, riskForSeverity } from '../approvals/approval-records.js';
 import { insertAlerts } from './alert-records.js';
-import { addIncidentFollowUp } from './incident-followup.js';
+import { addIncidentFollowUps } from './incident-followup.js';
 import {
   addIncidentHits,
   type IncidentHead,
   incidentHeadOf,
-  insertIncident,
-  openIncidentOf,
+  insertIncidents,
+  openIncidentsOf,
 } from './incident-records.js';
 import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
 
@@ -76,82 +76,92 @@ export type ConvergeOrCreate = (
  */
 export function createConverger(store: Store): ConvergeOrCreate {
   const commit = groupCommit<Arrival, ConvergeResult>(async (arrivals) => {
-    const byFingerprint = new Map<string, Arrival[]>();
-    for (const arrival of arrivals) {
-      const group = byFingerprint.get(arrival.alert.fingerprint);
-      if (group) group.push(arrival);
-      else byFingerprint.set(arrival.alert.fingerprint, [arrival]);
-    }
-    const fingerprints = [...byFingerprint.keys()].sort();
-    const outcomes = await store.withLock(
+    const fingerprints = [...new Set(arrivals.map((arrival) => arrival.alert.fingerprint))].sort();
+    return store.withLock(
       fingerprints.map((fingerprint) => `alert:${fingerprint}`),
-      async (tx) => {
-        const done = new Map<Arrival, ConvergeResult>();
-        for (const fingerprint of fingerprints) {
-          const group = byFingerprint.get(fingerprint)!;
-          const results = await convergeBatch(tx, group);
-          group.forEach((arrival, index) => {
-            done.set(arrival, results[index]!);
-          });
-        }
-        return done;
-      },
+      (tx) => convergeAll(tx, arrivals),
     );
-    return arrivals.map((arrival) => outcomes.get(arrival)!);
   });
   return (alert, options) => commit.add({ alert, options });
 }
 
-async function convergeBatch(tx: Tx, batch: Arrival[]): Promise<ConvergeResult[]> {
-  const replays = await earlierOutcomes(tx, batch);
-  const fresh = batch.filter((_arrival, index) => !replays.has(index));
-  const results = new Array<ConvergeResult>(batch.length);
-  for (const [index, incidentId] of replays) {
-    results[index] = await replayedResult(tx, batch[index]!.alert, incidentId);
-  }
-  if (fresh.length === 0) return results;
+/** Rows per multi-row statement: well inside SQLite's and PostgreSQL's parameter limits. */
+const ROWS_PER_STATEMENT = 200;
 
-  const now = Math.max(...fresh.map((arrival) => arrival.options.now));
-  const existing = await openIncidentOf(tx, fresh[0]!.alert.fingerprint, now - DEBOUNCE_WINDOW_MS);
-  let head: IncidentHead;
-  let joining = fresh;
-  const outcomes: ConvergeResult[] = [];
-  if (existing) {
-    head = existing;
-  } else {
-    const first = fresh[0]!;
-    head = await createIncident(tx, first.alert, first.options);
-    outcomes.push(resultOf(first.alert, head, 'created', 1));
-    joining = fresh.slice(1);
+async function inChunks<T>(rows: readonly T[], write: (chunk: T[]) => Promise<unknown>) {
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT)
+    await write(rows.slice(start, start + ROWS_PER_STATEMENT));
+}
+
+/**
+ * One batch, whatever its fingerprints: a storm of distinct alerts costs one lookup of the
+ * open incidents and one multi-row insert per table, not a round of statements per alert.
+ * Results are in the order of `arrivals`.
+ */
+async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[]> {
+  const results = new Array<ConvergeResult>(arrivals.length);
+  const replays = await earlierOutcomes(tx, arrivals);
+  for (const [index, incidentId] of replays) {
+    results[index] = await replayedResult(tx, arrivals[index]!.alert, incidentId);
   }
-  if (joining.length > 0) {
+  const byFingerprint = new Map<string, number[]>();
+  arrivals.forEach((arrival, index) => {
+    if (replays.has(index)) return;
+    const group = byFingerprint.get(arrival.alert.fingerprint);
+    if (group) group.push(index);
+    else byFingerprint.set(arrival.alert.fingerprint, [index]);
+  });
+  if (byFingerprint.size === 0) return results;
+
+  const fresh = [...byFingerprint.values()].flat();
+  const now = fresh.reduce((latest, index) => Math.max(latest, arrivals[index]!.options.now), 0);
+  const fingerprints = [...byFingerprint.keys()];
+  const open = new Map<string, IncidentHead>();
+  await inChunks(fingerprints, async (chunk) => {
+    for (const [fingerprint, head] of await openIncidentsOf(tx, chunk, now - DEBOUNCE_WINDOW_MS))
+      open.set(fingerprint, head);
+  });
+
+  const opening = fingerprints
+    .filter((fingerprint) => !open.has(fingerprint))
+    .map((fingerprint) => arrivals[byFingerprint.get(fingerprint)![0]!]!);
+  const heads = await createIncidents(tx, opening, now);
+  opening.forEach((first, position) => {
+    const index = byFingerprint.get(first.alert.fingerprint)![0]!;
+    results[index] = resultOf(first.alert, heads[position]!, 'created', 1);
+    open.set(first.alert.fingerprint, heads[position]!);
+  });
+
+  for (const [fingerprint, indexes] of byFingerprint) {
+    const joining = indexes.filter((index) => !results[index]);
+    if (joining.length === 0) continue;
+    const head = open.get(fingerprint)!;
     const hitCount = await addIncidentHits(tx, head.id, joining.length, now);
     const base = hitCount - joining.length;
-    joining.forEach((arrival, index) => {
-      outcomes.push(resultOf(arrival.alert, head, 'converged', base + index + 1));
+    joining.forEach((index, position) => {
+      results[index] = resultOf(arrivals[index]!.alert, head, 'converged', base + position + 1);
     });
   }
-  await insertAlerts(
-    tx,
-    fresh.map((arrival, index) => alertRow(arrival, head.id, outcomes[index]!.status)),
+
+  await inChunks(
+    fresh.map((index) => alertRow(arrivals[index]!, results[index]!)),
+    (chunk) => insertAlerts(tx, chunk),
   );
-  const fromSignals = fresh.flatMap((arrival, index) =>
-    arrival.options.signalEntryId
+  const fromSignals = fresh.flatMap((index) => {
+    const { options } = arrivals[index]!;
+    const result = results[index]!;
+    return options.signalEntryId
       ? [
           {
-            entry_id: arrival.options.signalEntryId,
-            outcome: outcomes[index]!.status === 'created' ? 'incident_created' : 'converged',
-            incident_id: head.id,
-            processed_at: arrival.options.now,
+            entry_id: options.signalEntryId,
+            outcome: result.status === 'created' ? 'incident_created' : 'converged',
+            incident_id: result.incident_id,
+            processed_at: options.now,
           },
         ]
-      : [],
-  );
-  if (fromSignals.length > 0) await insertSignalOutcomes(tx, fromSignals);
-  let next = 0;
-  batch.forEach((_arrival, index) => {
-    if (!replays.has(index)) results[index] = outcomes[next++]!;
+      : [];
   });
+  await inChunks(fromSignals, (chunk) => insertSignalOutcomes(tx, chunk));
   return results;
 }
 
@@ -189,16 +199,18 @@ function resultOf(
   };
 }
 
-async function createIncident(
+/** Opens one incident, with its pending approval and follow-up, per arrival. */
+async function createIncidents(
   tx: Tx,
-  alert: TypedAlert,
-  options: ConvergeOptions,
-): Promise<IncidentHead> {
-  const incidentId = `inc-${crypto.randomUUID()}`;
-  const approvalId = await insertApproval(
-    tx,
-    {
-      incidentId,
+  firsts: readonly Arrival[],
+  now: number,
+): Promise<IncidentHead[]> {
+  if (firsts.length === 0) return [];
+  const incidentIds = firsts.map(() => `inc-${crypto.randomUUID()}`);
+  const approvalIds: string[] = [];
+  await inChunks(
+    firsts.map(({ alert, options }, index) => ({
+      incidentId: incidentIds[index]!,
       riskLevel: riskForSeverity(alert.severity),
       action: `${alert.alertType} on ${alert.namespace}/${alert.workload || alert.targetResource}`,
       description: alert.message || alert.alertName,
@@ -214,31 +226,34 @@ async function createIncident(
         target_resource: alert.targetResource,
         severity: alert.severity,
       },
-    },
-    options.now,
+    })),
+    async (chunk) => approvalIds.push(...(await insertApprovals(tx, chunk, now))),
   );
-  await insertIncident(tx, {
-    id: incidentId,
-    fingerprint: alert.fingerprint,
-    namespace: alert.namespace,
-    workload: alert.workload,
-    alert_type: alert.alertType,
-    alert_type_source: alert.alertTypeSource,
-    alert_name: alert.alertName,
-    severity: alert.severity,
-    source: alert.source,
-    target_resource: alert.targetResource,
-    message: alert.message,
-    labels: JSON.stringify(alert.labels),
-    annotations: JSON.stringify(alert.annotations),
-    status: 'open',
-    hit_count: 1,
-    first_seen: options.now,
-    last_seen: options.now,
-    approval_id: approvalId,
-  });
-  await addIncidentFollowUp(tx, incidentId, options.now);
-  return { id: incidentId, approval_id: approvalId, hit_count: 1 };
+  await inChunks(
+    firsts.map(({ alert, options }, index) => ({
+      id: incidentIds[index]!,
+      fingerprint: alert.fingerprint,
+      namespace: alert.namespace,
+      workload: alert.workload,
+      alert_type: alert.alertType,
+      alert_type_source: alert.alertTypeSource,
+      alert_name: alert.alertName,
+      severity: alert.severity,
+      source: alert.source,
+      target_resource: alert.targetResource,
+      message: alert.message,
+      labels: JSON.stringify(alert.labels),
+      annotations: JSON.stringify(alert.annotations),
+      status: 'open',
+      hit_count: 1,
+      first_seen: options.now,
+      last_seen: options.now,
+      approval_id: approvalIds[index]!,
+    })),
+    (chunk) => insertIncidents(tx, chunk),
+  );
+  await inChunks(incidentIds, (chunk) => addIncidentFollowUps(tx, chunk, now));
+  return incidentIds.map((id, index) => ({ id, approval_id: approvalIds[index]!, hit_count: 1 }));
 }
 
 async function replayedResult(
@@ -250,14 +265,14 @@ async function replayedResult(
   return resultOf(alert, incident, 'converged', incident.hit_count);
 }
 
-function alertRow(arrival: Arrival, incidentId: string, outcome: string) {
+function alertRow(arrival: Arrival, result: ConvergeResult) {
   const { alert, options } = arrival;
   return {
     alert_id: alert.alertId,
-    incident_id: incidentId,
+    incident_id: result.incident_id,
     fingerprint: alert.fingerprint,
     origin: alert.origin,
-    outcome,
+    outcome: result.status,
     received_at: options.now,
     payload: JSON.stringify(alert.payload ?? null),
   };

@@ -1,9 +1,10 @@
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
+import { groupCommit } from '../../support/group-commit.js';
 import { riskForSeverity } from '../approvals/approval-records.js';
 import { sentCardsOfApproval } from '../chat/card-records.js';
 import type { CardSender } from '../chat/card-types.js';
-import { addFollowUpJob, completeFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
+import { addFollowUpJobs, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
 import { addRepairEvaluation, relayRepairEvaluation } from '../repair/repair-jobs.js';
 import { findIncident } from './incident-records.js';
 
@@ -20,21 +21,31 @@ const followUpJobId = (incidentId: string) => `analyze-${incidentId}`;
  * Commits the incident's follow-up with the incident (the caller's transaction): a crash or a
  * queue outage after the commit delays the follow-up, it cannot lose it (outbox-relay.ts).
  */
-export function addIncidentFollowUp(tx: Tx, incidentId: string, now: number): Promise<void> {
-  return addFollowUpJob(
+export function addIncidentFollowUps(
+  tx: Tx,
+  incidentIds: readonly string[],
+  now: number,
+): Promise<void> {
+  return addFollowUpJobs(
     tx,
-    {
+    incidentIds.map((incidentId) => ({
       name: INCIDENT_FOLLOW_UP_JOB,
       payload: { incident_id: incidentId },
       jobId: followUpJobId(incidentId),
-    },
+    })),
     now,
   );
 }
 
-/** After the incident's commit: hands its follow-up to the queue now rather than within 1 s. */
-export async function relayIncidentFollowUp(services: Services, incidentId: string) {
-  await relayFollowUpJob(services, followUpJobId(incidentId));
+/**
+ * After the incidents' commit: hands their follow-up to the queue now rather than within
+ * 1 s. Incidents opened in the same tick (one converge batch) are relayed together.
+ */
+export function createFollowUpRelay(services: Services): (incidentId: string) => Promise<void> {
+  const relay = groupCommit<string>(async (incidentIds) => {
+    await relayFollowUpJobs(services, [...new Set(incidentIds)].map(followUpJobId));
+  });
+  return (incidentId) => relay.add(incidentId);
 }
 
 /**

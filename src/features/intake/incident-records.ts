@@ -77,23 +77,34 @@ export function findIncident(db: Db | Tx, id: string): Promise<IncidentRow | und
   return db.selectFrom('incidents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function insertIncident(tx: Db | Tx, incident: NewIncident): Promise<void> {
-  await tx.insertInto('incidents').values(incident).execute();
+export async function insertIncidents(
+  tx: Db | Tx,
+  incidents: readonly NewIncident[],
+): Promise<void> {
+  if (incidents.length > 0) await tx.insertInto('incidents').values(incidents).execute();
 }
 
 /**
- * The newest incident of `fingerprint` that an alert still joins: its approval is pending,
- * or it was first seen after `firstSeenAfter` (the merge rule is converge.ts's).
+ * For each of `fingerprints`, the newest incident an alert still joins: its approval is
+ * pending, or it was first seen after `firstSeenAfter` (the merge rule is converge.ts's).
+ * One statement for the lot; a fingerprint with no such incident is absent from the map.
  */
-export function openIncidentOf(
+export async function openIncidentsOf(
   tx: Tx,
-  fingerprint: string,
+  fingerprints: readonly string[],
   firstSeenAfter: number,
-): Promise<IncidentHead | undefined> {
-  return tx
+): Promise<Map<string, IncidentHead>> {
+  const open = new Map<string, IncidentHead>();
+  if (fingerprints.length === 0) return open;
+  const rows = await tx
     .selectFrom('incidents')
-    .select(['incidents.id', 'incidents.approval_id', 'incidents.hit_count'])
-    .where('incidents.fingerprint', '=', fingerprint)
+    .select([
+      'incidents.id',
+      'incidents.approval_id',
+      'incidents.hit_count',
+      'incidents.fingerprint',
+    ])
+    .where('incidents.fingerprint', 'in', fingerprints)
     .where((eb) =>
       eb.or([
         eb.exists(pendingApprovalRow(tx, eb.ref('incidents.approval_id'))),
@@ -101,8 +112,10 @@ export function openIncidentOf(
       ]),
     )
     .orderBy('incidents.seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+    .execute();
+  for (const { fingerprint, ...head } of rows)
+    if (!open.has(fingerprint)) open.set(fingerprint, head);
+  return open;
 }
 
 /** The head of an incident that must exist (a replayed signal's); throws when it does not. */

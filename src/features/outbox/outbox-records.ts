@@ -23,44 +23,53 @@ export interface ClaimedOutboxRow {
   last_error: string | null;
 }
 
-/** Inside the transaction that writes the record the job follows. A repeat id is ignored. */
-export async function insertOutboxJob(tx: Tx, job: OutboxJob, now: number): Promise<void> {
+/** Inside the transaction that writes the records the jobs follow. A repeat id is ignored. */
+export async function insertOutboxJobs(
+  tx: Tx,
+  jobs: readonly OutboxJob[],
+  now: number,
+): Promise<void> {
+  if (jobs.length === 0) return;
   await tx
     .insertInto('outbox')
-    .values({
-      job_id: job.jobId,
-      job_name: job.name,
-      payload: JSON.stringify(job.payload),
-      created_at: now,
-      relay_after: 0,
-      last_error: null,
-      relayed_at: null,
-      completed_at: null,
-      gave_up_at: null,
-    })
+    .values(
+      jobs.map((job) => ({
+        job_id: job.jobId,
+        job_name: job.name,
+        payload: JSON.stringify(job.payload),
+        created_at: now,
+        relay_after: 0,
+        last_error: null,
+        relayed_at: null,
+        completed_at: null,
+        gave_up_at: null,
+      })),
+    )
     .onConflict((oc) => oc.column('job_id').doNothing())
     .execute();
 }
 
 /**
- * Takes a row not completed and due (not leased by another relayer, not waiting for its job
- * to report), leasing it until `leaseUntil`; undefined when it is completed, not due or
- * unknown. A relayer that dies leaves the lease to run out, and the row is taken again.
+ * Takes the rows of `jobIds` that are not completed and due (not leased by another relayer,
+ * not waiting for their job to report), leasing them until `leaseUntil`; rows completed, not
+ * due or unknown are left out. A relayer that dies leaves the lease to run out, and the row
+ * is taken again.
  */
-export async function claimOutboxRow(
+export async function claimOutboxRows(
   db: Db,
-  jobId: string,
+  jobIds: readonly string[],
   realNow: number,
   leaseUntil: number,
-): Promise<ClaimedOutboxRow | undefined> {
+): Promise<ClaimedOutboxRow[]> {
+  if (jobIds.length === 0) return [];
   return db
     .updateTable('outbox')
     .set({ relay_after: leaseUntil })
-    .where('job_id', '=', jobId)
+    .where('job_id', 'in', jobIds)
     .where('completed_at', 'is', null)
     .where('relay_after', '<=', realNow)
     .returning(['job_id', 'job_name', 'payload', 'attempts', 'last_error'])
-    .executeTakeFirst();
+    .execute();
 }
 
 /** Ids of rows not completed whose lease or wait is over, oldest first. */
@@ -76,18 +85,34 @@ export async function dueOutboxJobIds(db: Db, realNow: number, limit: number): P
   return rows.map((row) => row.job_id);
 }
 
-/** The queue took the job; unless the job reports completion by `recheckAt`, it is offered again. */
+/** The queue took the jobs; unless each reports completion by `recheckAt`, it is offered again. */
 export async function markOutboxRelayed(
   db: Db,
-  jobId: string,
+  jobIds: readonly string[],
   now: number,
   recheckAt: number,
 ): Promise<void> {
+  if (jobIds.length === 0) return;
   await db
     .updateTable('outbox')
     .set((eb) => ({ relayed_at: now, relay_after: recheckAt, attempts: eb('attempts', '+', 1) }))
-    .where('job_id', '=', jobId)
+    .where('job_id', 'in', jobIds)
     .where('completed_at', 'is', null)
+    .execute();
+}
+
+/**
+ * Every row the queue took and has not reported on is due again now: the queue may have lost
+ * it. A job still queued or running is not enqueued twice (JobQueue), so the cost is small.
+ */
+export async function reofferRelayed(db: Db, realNow: number): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ relay_after: realNow })
+    .where('completed_at', 'is', null)
+    .where('gave_up_at', 'is', null)
+    .where('relayed_at', 'is not', null)
+    .where('relay_after', '>', realNow)
     .execute();
 }
 

@@ -1,15 +1,16 @@
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import {
-  claimOutboxRow,
+  claimOutboxRows,
   deleteCompletedBefore,
   dueOutboxJobIds,
-  insertOutboxJob,
+  insertOutboxJobs,
   markOutboxCompleted,
   markOutboxGivenUp,
   markOutboxRelayed,
   noteOutboxFailure,
   type OutboxJob,
+  reofferRelayed,
 } from './outbox-records.js';
 
 /**
@@ -45,7 +46,7 @@ const MAX_OFFERS = 10;
 const JOB_ATTEMPTS = 8;
 /** How often the background relay looks for rows left behind. */
 const RELAY_EVERY_MS = 1_000;
-const RELAY_BATCH = 100;
+const RELAY_BATCH = 500;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const KEEP_COMPLETED_MS = 24 * 60 * 60 * 1000;
 
@@ -53,7 +54,12 @@ export type { OutboxJob };
 
 /** Writes `job` in the transaction of the record it follows; relay it after the commit. */
 export function addFollowUpJob(tx: Tx, job: OutboxJob, now: number): Promise<void> {
-  return insertOutboxJob(tx, job, now);
+  return insertOutboxJobs(tx, [job], now);
+}
+
+/** Writes several jobs in one statement, in the transaction of the records they follow. */
+export function addFollowUpJobs(tx: Tx, jobs: readonly OutboxJob[], now: number): Promise<void> {
+  return insertOutboxJobs(tx, jobs, now);
 }
 
 /**
@@ -61,36 +67,66 @@ export function addFollowUpJob(tx: Tx, job: OutboxJob, now: number): Promise<voi
  * outbox with its error, and the background relay tries again. True when this call relayed it.
  */
 export async function relayFollowUpJob(services: Services, jobId: string): Promise<boolean> {
-  const { store, jobs, log } = services;
+  return (await relayFollowUpJobs(services, [jobId])) === 1;
+}
+
+/**
+ * Hands committed jobs to the queue together: one claim and one mark for the lot (an alert
+ * storm commits hundreds per batch), the enqueues side by side. Never throws, like
+ * relayFollowUpJob; returns how many this call relayed.
+ */
+export async function relayFollowUpJobs(
+  services: Services,
+  jobIds: readonly string[],
+): Promise<number> {
+  const { store, log } = services;
   try {
-    const row = await claimOutboxRow(store.db, jobId, Date.now(), Date.now() + LEASE_MS);
-    if (!row) return false;
-    if (row.attempts >= MAX_OFFERS) {
-      await markOutboxGivenUp(store.db, jobId, Date.now());
+    const rows = await claimOutboxRows(store.db, jobIds, Date.now(), Date.now() + LEASE_MS);
+    const offered = rows.filter((row) => row.attempts < MAX_OFFERS);
+    for (const row of rows.filter((row) => row.attempts >= MAX_OFFERS)) {
+      await markOutboxGivenUp(store.db, row.job_id, Date.now());
       log.error(
-        { jobId, offers: row.attempts, lastError: row.last_error },
+        { jobId: row.job_id, offers: row.attempts, lastError: row.last_error },
         'outbox: follow-up job never completed; given up (its outbox row keeps the record)',
       );
-      return false;
     }
-    try {
-      await jobs.enqueue(row.job_name, JSON.parse(row.payload) as Record<string, unknown>, {
-        jobId: row.job_id,
-        attempts: JOB_ATTEMPTS,
-      });
-    } catch (error) {
+    const outcomes = await Promise.allSettled(
+      offered.map((row) =>
+        services.jobs.enqueue(row.job_name, JSON.parse(row.payload) as Record<string, unknown>, {
+          jobId: row.job_id,
+          attempts: JOB_ATTEMPTS,
+        }),
+      ),
+    );
+    // Rows relayed as often wait as long for completion: one statement per distinct count.
+    const relayedByOffers = new Map<number, string[]>();
+    for (const [index, outcome] of outcomes.entries()) {
+      const row = offered[index]!;
+      if (outcome.status === 'fulfilled') {
+        const group = relayedByOffers.get(row.attempts) ?? [];
+        group.push(row.job_id);
+        relayedByOffers.set(row.attempts, group);
+        continue;
+      }
+      const error = outcome.reason;
       const message = error instanceof Error ? error.message : String(error);
-      await noteOutboxFailure(store.db, jobId, Date.now() + RETRY_MS, message);
-      log.warn({ err: error, jobId }, 'outbox: job not enqueued; the relay will retry');
-      return false;
+      await noteOutboxFailure(store.db, row.job_id, Date.now() + RETRY_MS, message);
+      log.warn({ err: error, jobId: row.job_id }, 'outbox: job not enqueued; the relay will retry');
     }
-    const recheckMs = Math.min(RECHECK_MS * 2 ** row.attempts, MAX_RECHECK_MS);
-    await markOutboxRelayed(store.db, jobId, Date.now(), Date.now() + recheckMs);
-    return true;
+    let relayed = 0;
+    for (const [offers, ids] of relayedByOffers) {
+      const recheckMs = Math.min(RECHECK_MS * 2 ** offers, MAX_RECHECK_MS);
+      await markOutboxRelayed(store.db, ids, Date.now(), Date.now() + recheckMs);
+      relayed += ids.length;
+    }
+    return relayed;
   } catch (error) {
-    // The database failed: the row keeps its lease, which runs out, and is relayed then.
-    log.error({ err: error, jobId }, 'outbox: relay failed; the relay will retry');
-    return false;
+    // The database failed: the rows keep their lease, which runs out, and are relayed then.
+    log.error(
+      { err: error, jobIds: jobIds.slice(0, 10) },
+      'outbox: relay failed; the relay will retry',
+    );
+    return 0;
   }
 }
 
@@ -118,13 +154,27 @@ export function startOutboxRelay(services: Services): OutboxRelay {
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> | undefined;
   let lastPrune = 0;
+  let queueReconnected = false;
+  services.jobs.onReconnected?.(() => {
+    queueReconnected = true;
+  });
 
   async function relayDue(): Promise<void> {
     try {
-      for (const jobId of await dueOutboxJobIds(store.db, Date.now(), RELAY_BATCH)) {
-        if (stopped) return;
-        await relayFollowUpJob(services, jobId);
+      if (queueReconnected) {
+        queueReconnected = false;
+        await reofferRelayed(store.db, Date.now());
+        log.warn('outbox: the job queue reconnected; unfinished follow-up jobs are offered again');
       }
+      // A backlog (a storm while the queue was away) is relayed batch after batch, not one
+      // batch a second.
+      let due: string[];
+      let relayed: number;
+      do {
+        due = await dueOutboxJobIds(store.db, Date.now(), RELAY_BATCH);
+        if (stopped) return;
+        relayed = await relayFollowUpJobs(services, due);
+      } while (due.length === RELAY_BATCH && relayed > 0);
       if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = Date.now();
         await deleteCompletedBefore(store.db, Date.now() - KEEP_COMPLETED_MS);
