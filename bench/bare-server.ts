@@ -2,10 +2,12 @@
  * The baseline: the least a signed-webhook endpoint can do on `node:http` (read the body,
  * HMAC-SHA256 check in constant time, JSON.parse, small JSON reply). The service's signal
  * path is measured against this, so it deliberately has no framework, schema or storage.
+ * A request carrying `errtracker-hook-signature` (the `bare-tracker` run) is checked against
+ * that header instead, so the baseline does the tracker's signature work on the tracker's body.
  * Run as a child process by bench/run.ts: `node --import tsx bench/bare-server.ts`.
  */
 import http from 'node:http';
-import { validSignature } from './lib/signing.js';
+import { validSignature, validTrackerSignature } from './lib/signing.js';
 
 const secret = process.env.WEBHOOK_SECRET ?? '';
 const port = Number(process.env.PORT ?? 0);
@@ -25,7 +27,12 @@ const server = http.createServer((req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
     const body = Buffer.concat(chunks);
-    if (!validSignature(secret, req.headers['x-signature-256'], body)) {
+    const tracker = req.headers['errtracker-hook-signature'];
+    const valid =
+      tracker === undefined
+        ? validSignature(secret, req.headers['x-signature-256'], body)
+        : validTrackerSignature(secret, tracker, body);
+    if (!valid) {
       return reply(res, 401, '{"detail":"HMAC verification failed"}');
     }
     try {

@@ -1,36 +1,22 @@
 import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { ComparisonOutcome, LatencyOutcome } from './lib/compare.js';
 import type { LoadSettings } from './lib/load.js';
-import type { Comparison, RunOutcome } from './lib/run-spec.js';
+import type { RunOutcome } from './lib/run-spec.js';
 import { REPO_ROOT } from './lib/service.js';
-
-export interface ComparisonOutcome extends Comparison {
-  ratio?: number;
-  verdict: 'PASS' | 'FAIL' | 'info' | 'n/a';
-}
+import type { StormVerdict } from './runs/storm-runs.js';
 
 export interface BenchReport {
   startedAt: string;
   finishedAt: string;
   machine: { node: string; cpus: number; cpuModel: string; platform: string };
-  settings: LoadSettings;
+  settings: LoadSettings & { rounds: number };
   runs: RunOutcome[];
   comparisons: ComparisonOutcome[];
+  latency: LatencyOutcome[];
+  storm: StormVerdict[];
   notes: string[];
-}
-
-export function compare(runs: RunOutcome[], comparisons: Comparison[]): ComparisonOutcome[] {
-  const rps = (id: string) => runs.find((run) => run.id === id && run.status === 'ok')?.result?.rps;
-  return comparisons.map((comparison) => {
-    const numerator = rps(comparison.numerator);
-    const denominator = rps(comparison.denominator);
-    if (numerator === undefined || !denominator) return { ...comparison, verdict: 'n/a' };
-    const ratio = numerator / denominator;
-    const verdict =
-      comparison.target === undefined ? 'info' : ratio >= comparison.target ? 'PASS' : 'FAIL';
-    return { ...comparison, ratio, verdict };
-  });
 }
 
 function table(header: string[], rows: string[][], rightAligned: Set<number>): string {
@@ -53,7 +39,8 @@ function runRow(run: RunOutcome): string[] {
   const r = run.result;
   if (run.status !== 'ok' || !r) {
     const state = run.status === 'skipped' ? 'skipped' : '!!! FAILED';
-    return [run.label, '-', '-', '-', '-', '-', `${state}: ${(run.reason ?? '').split('\n')[0]}`];
+    const reason = `${state}: ${(run.reason ?? '').split('\n')[0]}`;
+    return [run.label, '-', '-', '-', '-', '-', '-', reason];
   }
   const bad = r.non2xx > 0 || r.errors > 0;
   const codes = Object.entries(r.statusCodes)
@@ -72,38 +59,99 @@ function runRow(run: RunOutcome): string[] {
     fixed(r.rps, 0),
     fixed(r.p50Ms, 2),
     fixed(r.p99Ms, 2),
+    fixed(run.cpu?.totalMs, 3),
     String(r.non2xx),
     String(r.errors),
     problems.join('; '),
   ];
 }
 
-export function printReport(report: BenchReport): void {
-  const { settings } = report;
-  console.log(
-    `\n=== Results: ${settings.connections} connections, ${settings.seconds} s measured after ${settings.warmupSeconds} s warm-up, ` +
-      `${report.machine.cpus} CPUs shared with the load generator ===\n`,
-  );
+/** Each round's req/s, and where /proc was read, CPU ms per request by process. */
+function printRounds(report: BenchReport): void {
+  const measured = report.runs.filter((run) => run.rounds && run.rounds.length > 0);
+  if (report.settings.rounds > 1 && measured.length > 0) {
+    console.log('\nreq/s of each round (the row above is their median)\n');
+    console.log(
+      table(
+        ['run', ...Array.from({ length: report.settings.rounds }, (_, i) => `round ${i + 1}`)],
+        measured.map((run) => [run.label, ...(run.rounds ?? []).map((r) => fixed(r.rps, 0))]),
+        new Set(Array.from({ length: report.settings.rounds }, (_, i) => i + 1)),
+      ),
+    );
+  }
+  const withCpu = report.runs.filter((run) => run.cpu);
+  if (withCpu.length === 0) return;
+  console.log('\nCPU ms per completed request, from /proc (median of the rounds, per column)\n');
   console.log(
     table(
-      ['run', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'notes'],
-      report.runs.map(runRow),
-      new Set([1, 2, 3, 4, 5]),
+      ['run', 'target', 'PostgreSQL', 'Redis', 'total'],
+      withCpu.map((run) => [
+        run.label,
+        fixed(run.cpu?.targetMs, 3),
+        fixed(run.cpu?.postgresMs, 3),
+        fixed(run.cpu?.redisMs, 3),
+        fixed(run.cpu?.totalMs, 3),
+      ]),
+      new Set([1, 2, 3, 4]),
     ),
   );
-  console.log('\nRatios of mean req/s\n');
+}
+
+function printVerdicts(report: BenchReport): void {
+  console.log('\nRatios: median of the per-round ratios (req/s, or CPU ms/req where marked)\n');
+  const range = (c: ComparisonOutcome) =>
+    c.min === undefined || c.max === undefined ? '-' : `${fixed(c.min, 2)}–${fixed(c.max, 2)}`;
   console.log(
     table(
-      ['ratio', 'value', 'target', 'verdict'],
+      ['ratio', 'median', 'min–max', 'target', 'verdict'],
       report.comparisons.map((c) => [
         c.label,
         fixed(c.ratio, 2),
-        c.target === undefined ? '-' : `≥ ${c.target.toFixed(1)}`,
+        range(c),
+        c.target === undefined ? '-' : `${c.metric === 'cpu' ? '≤' : '≥'} ${c.target.toFixed(1)}`,
         c.verdict,
       ]),
       new Set([1, 2]),
     ),
   );
+  console.log('\nLatency targets: p99 (median of the rounds)\n');
+  console.log(
+    table(
+      ['target', 'p99 ms', 'bound', 'verdict'],
+      report.latency.map((l) => [
+        l.label,
+        fixed(l.p99, 2),
+        `${l.strict ? '<' : '≤'} ${l.maxP99Ms} ms`,
+        l.reason ? `${l.verdict} (${l.reason})` : l.verdict,
+      ]),
+      new Set([1]),
+    ),
+  );
+  console.log('\nStorm: follow-up work drained after the last answer\n');
+  console.log(
+    table(
+      ['target', 'drained', 'bound', 'verdict'],
+      report.storm.map((s) => [s.label, s.value, s.target, s.verdict]),
+      new Set([1]),
+    ),
+  );
+}
+
+export function printReport(report: BenchReport): void {
+  const { settings } = report;
+  console.log(
+    `\n=== Results: ${settings.connections} connections, ${settings.seconds} s measured after ${settings.warmupSeconds} s warm-up, ` +
+      `median of ${settings.rounds} round(s), ${report.machine.cpus} CPUs shared with the load generator ===\n`,
+  );
+  console.log(
+    table(
+      ['run', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'non-2xx', 'errors', 'notes'],
+      report.runs.map(runRow),
+      new Set([1, 2, 3, 4, 5, 6]),
+    ),
+  );
+  printRounds(report);
+  printVerdicts(report);
   const withNotes = report.runs.filter((run) => run.notes.length > 0);
   if (withNotes.length > 0) console.log('\nRead back from the targets\n');
   for (const run of withNotes) console.log(`${run.label}:\n  ${run.notes.join('\n  ')}`);

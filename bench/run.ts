@@ -2,29 +2,37 @@
  * `npm run bench`: throughput and latency of the intake paths, each against a baseline
  * measured in the same run on the same machine. Not a test; never run in CI.
  * Environment: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50),
- * BENCH_ONLY (comma-separated run ids), BENCH_CPU_PROFILE (run ids, or 1 for signals-embedded),
- * BENCH_SKIP_BUILD=1, BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_ALERTMANAGER.
+ * BENCH_ROUNDS (3), BENCH_ONLY (comma-separated run ids; bare and fastify-floor always run),
+ * BENCH_CPU_PROFILE (run ids, or 1 for signals-embedded), BENCH_SKIP_BUILD=1,
+ * BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_ALERTMANAGER.
  */
 import crypto from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { alertmanagerBinary } from './alertmanager.js';
-import { cleanupDistributed, distributedUnavailable } from './lib/distributed.js';
-import { executeRun } from './lib/execute.js';
+import { checkLatency, compare } from './lib/compare.js';
+import { cleanupDistributed, distributedUnavailable, serverCpuProbes } from './lib/distributed.js';
 import { exitWith } from './lib/exit-with.js';
 import type { LoadSettings } from './lib/load.js';
+import type { CpuProbe } from './lib/proc-cpu.js';
 import { installExitHandlers, stopAll } from './lib/processes.js';
+import { executeRounds } from './lib/rounds.js';
 import type { RunOutcome } from './lib/run-spec.js';
 import { buildService, REPO_ROOT } from './lib/service.js';
-import { type BenchReport, compare, printReport, writeReport } from './report.js';
+import { type BenchReport, printReport, writeReport } from './report.js';
 import { errtrackerComparisons, errtrackerRuns } from './runs/errtracker-runs.js';
-import { intakeComparisons, intakeRuns } from './runs/intake-runs.js';
+import { intakeComparisons, intakeLatencyTargets } from './runs/intake-comparisons.js';
+import { intakeRuns } from './runs/intake-runs.js';
 import { readbackComparisons, readbackRuns } from './runs/readback-runs.js';
-import { sseRuns } from './runs/sse-runs.js';
+import { sseLatencyTargets, sseRuns } from './runs/sse-runs.js';
+import { stormRuns, stormVerdicts } from './runs/storm-runs.js';
+import { sustainedSignalRuns } from './runs/sustained-runs.js';
 
 const SECRET = 'bench-secret';
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/results');
+/** The baselines every ratio leans on: run even when BENCH_ONLY leaves them out. */
+const ALWAYS_RUN = new Set(['bare', 'fastify-floor']);
 
 function positiveNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -54,7 +62,9 @@ async function main(): Promise<number> {
     warmupSeconds: positiveNumber('BENCH_WARMUP_SECONDS', 2),
     connections: positiveNumber('BENCH_CONNECTIONS', 50),
   };
+  const rounds = Math.round(positiveNumber('BENCH_ROUNDS', 3));
   const only = idList('BENCH_ONLY');
+  const selected = (spec: { id: string }) => !only || only.has(spec.id) || ALWAYS_RUN.has(spec.id);
   const rawProfile = process.env.BENCH_CPU_PROFILE?.trim();
   const profiled = rawProfile === '1' ? new Set(['signals-embedded']) : idList('BENCH_CPU_PROFILE');
   const tag = `bench_${crypto.randomBytes(4).toString('hex')}`;
@@ -86,11 +96,8 @@ async function main(): Promise<number> {
       secret: SECRET,
       tag,
       totalSeconds: settings.seconds + settings.warmupSeconds,
-      workDir: async (name: string) => {
-        const dir = path.join(baseDir, name);
-        await mkdir(dir, { recursive: true });
-        return dir;
-      },
+      // A fresh directory on every call: the next round must not find this round's SQLite.
+      workDir: (name: string) => mkdtemp(path.join(baseDir, `${name}-`)),
       distributedUnavailable: unavailable,
       alertmanagerBinary: binary,
       cpuProfileDir: (runId: string) => (profiled?.has(runId) ? profileDir : undefined),
@@ -99,19 +106,32 @@ async function main(): Promise<number> {
       ...intakeRuns(context),
       ...errtrackerRuns(context),
       ...readbackRuns(context),
-    ].filter((spec) => !only || only.has(spec.id));
-    // The SSE fan-out brings its own clients instead of autocannon (bench/runs/sse-runs.ts).
-    const sseSpecs = sseRuns(context).filter((spec) => !only || only.has(spec.id));
-    if (specs.length === 0 && sseSpecs.length === 0)
-      throw new Error(`BENCH_ONLY matched no run: ${[...(only ?? [])].join(', ')}`);
+    ].filter(selected);
+    // Runs that bring their own load instead of autocannon's closed loop: the SSE fan-out,
+    // the sustained signal rate search and the storm.
+    const sseSpecs = sseRuns(context).filter(selected);
+    const ownLoadSpecs = [...sustainedSignalRuns(context), ...stormRuns(context)].filter(selected);
+    if (only && ![...specs, ...sseSpecs, ...ownLoadSpecs].some((spec) => only.has(spec.id)))
+      throw new Error(`BENCH_ONLY matched no run: ${[...only].join(', ')}`);
     usedDistributed =
-      !unavailable && [...specs, ...sseSpecs].some((spec) => spec.id.endsWith('-distributed'));
+      !unavailable &&
+      [...specs, ...sseSpecs, ...ownLoadSpecs].some((spec) => spec.id.endsWith('-distributed'));
     if (profiled)
       notes.push('CPU profiling was on for some runs: their figures include its overhead.');
 
-    const runs: RunOutcome[] = [];
-    for (const spec of specs) runs.push(await executeRun(spec, settings));
-    for (const spec of sseSpecs) runs.push(await spec.execute(settings));
+    // PostgreSQL and Redis serve the distributed runs: their CPU counts towards those runs.
+    let serverProbes: CpuProbe[] = [];
+    if (usedDistributed) {
+      const found = await serverCpuProbes();
+      serverProbes = found.probes;
+      notes.push(...found.notes);
+    }
+    const probesFor = (spec: { id: string }) =>
+      spec.id.endsWith('-distributed') ? serverProbes : [];
+    const runs: RunOutcome[] = await executeRounds(specs, settings, rounds, probesFor);
+    // Once, after the rounds: a fan-out round is long, and no ratio pairs it with another run.
+    for (const spec of sseSpecs) runs.push(await spec.execute(settings, probesFor(spec)));
+    for (const spec of ownLoadSpecs) runs.push(await spec.execute(settings));
 
     await cleanup();
     const report: BenchReport = {
@@ -123,13 +143,19 @@ async function main(): Promise<number> {
         cpuModel: os.cpus()[0]?.model ?? 'unknown',
         platform: `${os.platform()} ${os.release()}`,
       },
-      settings,
+      settings: { ...settings, rounds },
       runs,
       comparisons: compare(runs, [
         ...intakeComparisons,
         ...errtrackerComparisons,
         ...readbackComparisons,
       ]),
+      latency: checkLatency(
+        runs,
+        [...intakeLatencyTargets, ...sseLatencyTargets],
+        settings.connections,
+      ),
+      storm: stormVerdicts(runs),
       notes,
     };
     printReport(report);

@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { type CpuProbe, commandMatches } from './proc-cpu.js';
 
 /** Defaults are the local CI services; BENCH_DATABASE_URL and BENCH_REDIS_URL point elsewhere. */
 export const DATABASE_URL =
@@ -39,19 +42,24 @@ export async function distributedUnavailable(): Promise<string | undefined> {
   return undefined;
 }
 
+let started = 0;
+
 /**
- * Each run gets its own schema and key prefix under one bench tag: a run must not inherit
- * the previous run's stream backlog or incidents, and cleanup needs only the tag.
+ * Each start of a run (every round) gets its own schema and key prefix under one bench tag:
+ * a run must not inherit an earlier round's stream backlog or incidents, and cleanup needs
+ * only the tag.
  */
 export function distributedNames(tag: string, runKey: string) {
-  const schema = `${tag}_${runKey.replace(/[^a-z0-9_]/g, '_')}`;
+  started += 1;
+  const key = `${runKey}_${started}`;
+  const schema = `${tag}_${key.replace(/[^a-z0-9_]/g, '_')}`;
   const url = new URL(DATABASE_URL);
   url.searchParams.set('schema', schema);
   return {
     schema,
     databaseUrl: url.toString(),
     redisUrl: REDIS_URL,
-    redisKeyPrefix: `${tag}:${runKey}:`,
+    redisKeyPrefix: `${tag}:${key}:`,
   };
 }
 
@@ -91,4 +99,58 @@ export async function cleanupDistributed(tag: string): Promise<string[]> {
     redis.disconnect();
   }
   return notes;
+}
+
+/** The postmaster: from postmaster.pid in the data directory, else the parent of our backend. */
+async function postmasterPid(client: pg.Client): Promise<number> {
+  try {
+    const { rows } = await client.query<{ data_directory: string }>('SHOW data_directory');
+    const file = path.join(rows[0]!.data_directory, 'postmaster.pid');
+    return Number((await readFile(file, 'utf8')).split('\n')[0]);
+  } catch {
+    // Not superuser, or the file is not readable from here.
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const stat = await readFile(`/proc/${rows[0]!.pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  }
+}
+
+/**
+ * The PostgreSQL and Redis server processes the distributed runs use, for their CPU time.
+ * Only local servers can be read in /proc; the pid each server reports is checked against
+ * its command line, since a server in a container reports a pid of another namespace.
+ */
+export async function serverCpuProbes(): Promise<{ probes: CpuProbe[]; notes: string[] }> {
+  const probes: CpuProbe[] = [];
+  const notes: string[] = [];
+  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    const pid = await postmasterPid(client);
+    if (await commandMatches(pid, /postgres|postmaster/)) {
+      probes.push({ name: 'postgres', pid });
+      notes.push(
+        `PostgreSQL CPU: postmaster ${pid} and all its processes, so whatever else this shared server does counts too.`,
+      );
+    } else notes.push(`PostgreSQL CPU not measured: pid ${pid} is not a local postgres process`);
+  } catch (error) {
+    notes.push(`PostgreSQL CPU not measured: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const redis = redisClient();
+  try {
+    await redis.connect();
+    const info = await redis.info('server');
+    const pid = Number(/^process_id:(\d+)/m.exec(info)?.[1]);
+    if (await commandMatches(pid, /redis/)) {
+      probes.push({ name: 'redis', pid });
+      notes.push(`Redis CPU: redis-server ${pid}, shared too.`);
+    } else notes.push(`Redis CPU not measured: pid ${pid} is not a local redis process`);
+  } catch (error) {
+    notes.push(`Redis CPU not measured: ${(error as Error).message}`);
+  } finally {
+    redis.disconnect();
+  }
+  return { probes, notes };
 }

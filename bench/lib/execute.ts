@@ -5,6 +5,7 @@ import {
   type TimeWindow,
 } from './cpu-profile.js';
 import { type LoadResult, type LoadSettings, measureLoad, sendSample } from './load.js';
+import { type CpuProbe, startCpuWindow } from './proc-cpu.js';
 import type { RunOutcome, RunSpec } from './run-spec.js';
 import type { Target } from './target.js';
 
@@ -19,8 +20,13 @@ function stalled(phase: string, result: LoadResult): string | undefined {
 /**
  * Start, prove one request succeeds, warm up, measure, stop. A sample that is not 200 stops
  * the run: load that only produces 401s or 422s measures the error path, not the feature.
+ * `serverProbes` (PostgreSQL, Redis) are read with the target around the measured window.
  */
-export async function executeRun(spec: RunSpec, settings: LoadSettings): Promise<RunOutcome> {
+export async function executeRun(
+  spec: RunSpec,
+  settings: LoadSettings,
+  serverProbes: CpuProbe[] = [],
+): Promise<RunOutcome> {
   const outcome: RunOutcome = { id: spec.id, label: spec.label, status: 'failed', notes: [] };
   if (spec.skip) {
     console.log(`\n— ${spec.label}: SKIPPED (${spec.skip})`);
@@ -48,9 +54,14 @@ export async function executeRun(spec: RunSpec, settings: LoadSettings): Promise
     outcome.warmup = await measureLoad(target.baseUrl, spec.plan, connections, warmupSeconds);
     const warmupStall = stalled('warm-up', outcome.warmup);
     if (warmupStall) throw new Error(warmupStall);
+    const cpuWindow = await startCpuWindow([
+      { name: 'target', pid: target.child.pid },
+      ...serverProbes,
+    ]);
     const startUs = monotonicUs();
     outcome.result = await measureLoad(target.baseUrl, spec.plan, connections, seconds);
     measuredWindow = { startUs, endUs: monotonicUs() };
+    outcome.cpu = await cpuWindow(outcome.result.completed);
     const measuredStall = stalled('measurement', outcome.result);
     if (measuredStall) throw new Error(measuredStall);
     outcome.targetProblemLines = target.child.problemLines();

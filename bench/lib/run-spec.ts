@@ -1,5 +1,6 @@
 import type { CpuProfileSummary } from './cpu-profile.js';
 import type { LoadPlan, LoadResult, SampleResponse } from './load.js';
+import type { CpuPerRequest } from './proc-cpu.js';
 import type { Target } from './target.js';
 
 /**
@@ -22,12 +23,38 @@ export interface RunSpec {
   cpuProfileDir?: string;
 }
 
-/** A ratio of two runs' requests/s, e.g. signals ÷ bare; `target` is the minimum to PASS. */
+/**
+ * A ratio of two runs, taken round by round (both figures from the same round) and judged
+ * on the median of those ratios. `rps`: requests/s, PASS when ≥ target. `cpu`: total CPU ms
+ * per request, PASS when ≤ target. No target: informational.
+ */
 export interface Comparison {
   label: string;
   numerator: string;
   denominator: string;
+  metric?: 'rps' | 'cpu';
   target?: number;
+}
+
+/** A bound on one run's p99 latency (the median of its rounds' p99s). */
+export interface LatencyTarget {
+  label: string;
+  run: string;
+  maxP99Ms: number;
+  /** PASS only when strictly below the bound (the SSE target says "under"). */
+  strict?: boolean;
+  /** The bound holds at this many connections; at any other BENCH_CONNECTIONS it is n/a. */
+  connections?: number;
+}
+
+/** One round's figures of a run, kept so comparisons can pair runs of the same round. */
+export interface RoundFigures {
+  round: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  completed: number;
+  cpu?: CpuPerRequest;
 }
 
 export interface RunOutcome {
@@ -39,7 +66,11 @@ export interface RunOutcome {
   readyVia?: string;
   sample?: SampleResponse;
   warmup?: LoadResult;
+  /** With several rounds: req/s, p50 and p99 are the medians of the rounds' figures. */
   result?: LoadResult;
+  /** CPU ms per completed request in the measured window (median of the rounds, per field). */
+  cpu?: CpuPerRequest;
+  rounds?: RoundFigures[];
   notes: string[];
   /** Warning and error lines the target logged during the run. */
   targetProblemLines?: number;

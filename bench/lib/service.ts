@@ -53,6 +53,8 @@ function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
     PORT: String(port),
     WEBHOOK_SECRET: options.secret,
     ERRTRACKER_CLIENT_SECRET: options.secret,
+    // Unset, the service warns at start-up, and the report would flag that as a problem line.
+    CHAT_WEBHOOK_SECRET: options.secret,
     LOG_LEVEL: 'warn',
     APP_ENV: 'staging',
     DATA_DIR: options.workDir,

@@ -34,6 +34,19 @@ export function validSignature(
   return crypto.timingSafeEqual(given, expected);
 }
 
+const TRACKER_SIGNATURE = /^[0-9a-f]{64}$/;
+
+/** The error tracker's `errtracker-hook-signature`: lower-case hex HMAC-SHA256, no prefix. */
+export function validTrackerSignature(
+  secret: string,
+  header: string | string[] | undefined,
+  body: Buffer,
+): boolean {
+  if (typeof header !== 'string' || !TRACKER_SIGNATURE.test(header)) return false;
+  const expected = crypto.createHmac('sha256', secret).update(body).digest();
+  return crypto.timingSafeEqual(Buffer.from(header, 'hex'), expected);
+}
+
 /** Plain JSON for targets that take no signature (Alertmanager). */
 export function unsignedJson(value: unknown): SignedRequest {
   return { body: JSON.stringify(value), headers: { 'content-type': 'application/json' } };

@@ -4,7 +4,7 @@ import { convergedAlertRequest, newAlertSequence, signalRequests } from '../lib/
 import { distributedNames } from '../lib/distributed.js';
 import type { LoadPlan, SampleResponse } from '../lib/load.js';
 import { counterByLabel, describeCounts, total } from '../lib/metrics.js';
-import type { Comparison, RunSpec } from '../lib/run-spec.js';
+import type { RunSpec } from '../lib/run-spec.js';
 import { type StoreMode, startService } from '../lib/service.js';
 import type { Target } from '../lib/target.js';
 
@@ -180,45 +180,3 @@ export function intakeRuns(ctx: BenchContext): RunSpec[] {
     },
   ];
 }
-
-export const intakeComparisons: Comparison[] = [
-  {
-    label: 'Fastify floor ÷ bare (no target)',
-    numerator: 'fastify-floor',
-    denominator: 'bare',
-  },
-  {
-    label: 'signals ÷ bare (embedded)',
-    numerator: 'signals-embedded',
-    denominator: 'bare',
-    target: 0.8,
-  },
-  {
-    label: 'signals ÷ bare (distributed)',
-    numerator: 'signals-distributed',
-    denominator: 'bare',
-    target: 0.8,
-  },
-  {
-    label: 'converged ÷ Alertmanager (embedded)',
-    numerator: 'converged-embedded',
-    denominator: 'alertmanager',
-    target: 1.0,
-  },
-  {
-    label: 'converged ÷ Alertmanager (distributed)',
-    numerator: 'converged-distributed',
-    denominator: 'alertmanager',
-    target: 1.0,
-  },
-  {
-    label: 'new-alert ÷ converged (embedded)',
-    numerator: 'new-alert-embedded',
-    denominator: 'converged-embedded',
-  },
-  {
-    label: 'new-alert ÷ converged (distributed)',
-    numerator: 'new-alert-distributed',
-    denominator: 'converged-distributed',
-  },
-];

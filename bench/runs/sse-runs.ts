@@ -1,7 +1,8 @@
 import { findCpuProfile, summarizeCpuProfile } from '../lib/cpu-profile.js';
 import { distributedNames } from '../lib/distributed.js';
 import type { LoadSettings } from '../lib/load.js';
-import type { RunOutcome } from '../lib/run-spec.js';
+import { type CpuProbe, startCpuWindow } from '../lib/proc-cpu.js';
+import type { LatencyTarget, RunOutcome } from '../lib/run-spec.js';
 import { type StoreMode, startService } from '../lib/service.js';
 import { fanOutRound, type RoundResult, startPacedModel } from '../lib/sse-fanout.js';
 import type { BenchContext } from './intake-runs.js';
@@ -21,8 +22,18 @@ export interface SseRunSpec {
   id: string;
   label: string;
   skip?: string;
-  execute(settings: LoadSettings): Promise<RunOutcome>;
+  /** `serverProbes`: PostgreSQL and Redis, read with the service around the measured tasks. */
+  execute(settings: LoadSettings, serverProbes?: CpuProbe[]): Promise<RunOutcome>;
 }
+
+export const sseLatencyTargets: LatencyTarget[] = (['embedded', 'distributed'] as const).map(
+  (mode) => ({
+    label: `SSE publish → receipt p99 (${mode})`,
+    run: `sse-${mode}`,
+    maxP99Ms: TARGET_P99_MS,
+    strict: true,
+  }),
+);
 
 function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -88,7 +99,7 @@ export function sseRuns(ctx: BenchContext): SseRunSpec[] {
       id,
       label,
       skip: modeKey === 'distributed' ? ctx.distributedUnavailable : undefined,
-      async execute(settings) {
+      async execute(settings, serverProbes = []) {
         const outcome: RunOutcome = { id, label, status: 'failed', notes: [] };
         if (this.skip) {
           console.log(`\n— ${label}: SKIPPED (${this.skip})`);
@@ -115,10 +126,16 @@ export function sseRuns(ctx: BenchContext): SseRunSpec[] {
           console.log(`  ready at ${target.baseUrl}, pid ${target.child.pid}`);
           await fanOutRound(target.baseUrl, model, CLIENTS); // warm-up, not counted
           const rounds: RoundResult[] = [];
+          const cpuWindow = await startCpuWindow([
+            { name: 'target', pid: target.child.pid },
+            ...serverProbes,
+          ]);
           const until = Date.now() + settings.seconds * 1000;
           do rounds.push(await fanOutRound(target.baseUrl, model, CLIENTS));
           while (Date.now() < until);
           outcome.result = summarize(rounds, outcome.notes);
+          // Per delivered event; the paced model process is not counted.
+          outcome.cpu = await cpuWindow(outcome.result?.completed ?? 0);
           outcome.targetProblemLines = target.child.problemLines();
           outcome.status = 'ok';
         } catch (error) {

@@ -1,0 +1,75 @@
+import type { BenchContext } from '../runs/intake-runs.js';
+import { distributedNames } from './distributed.js';
+import type { LoadSettings } from './load.js';
+import type { RunOutcome } from './run-spec.js';
+import { type StoreMode, startService } from './service.js';
+import type { Target } from './target.js';
+
+export type ModeKey = 'embedded' | 'distributed';
+
+/** Shaped like SseRunSpec: a run that drives its own load and returns a RunOutcome. */
+export interface OwnLoadRunSpec<O extends RunOutcome = RunOutcome> {
+  id: string;
+  label: string;
+  skip?: string;
+  execute(settings: LoadSettings): Promise<O>;
+}
+
+export const modeLabel = (modeKey: ModeKey) =>
+  modeKey === 'embedded' ? 'embedded SQLite' : 'PostgreSQL + Redis';
+
+/** The store of one run: its own DATA_DIR, and in distributed mode its own schema and keys. */
+export interface RunStore {
+  mode: StoreMode;
+  workDir: string;
+}
+
+/**
+ * The part every self-driven run shares with execute.ts: skip, one fresh service, warn/error
+ * lines counted up to the end of the measurement, the service stopped whatever happens, and
+ * anything odd at shutdown noted. `measure` fills the outcome and sets status 'ok'.
+ */
+export async function withOwnService<O extends RunOutcome>(
+  ctx: BenchContext,
+  spec: { id: string; label: string; skip?: string; modeKey: ModeKey },
+  outcome: O,
+  measure: (target: Target, store: RunStore) => Promise<void>,
+): Promise<O> {
+  if (spec.skip) {
+    console.log(`\n— ${spec.label}: SKIPPED (${spec.skip})`);
+    return { ...outcome, status: 'skipped', reason: spec.skip };
+  }
+  console.log(`\n— ${spec.label}`);
+  const store: RunStore = {
+    mode:
+      spec.modeKey === 'embedded'
+        ? { kind: 'embedded' }
+        : { kind: 'distributed', ...distributedNames(ctx.tag, spec.id) },
+    workDir: await ctx.workDir(spec.id),
+  };
+  let target: Target | undefined;
+  try {
+    target = await startService({ mode: store.mode, workDir: store.workDir, secret: ctx.secret });
+    outcome.readyVia = target.readyVia;
+    console.log(`  ready at ${target.baseUrl} (via ${target.readyVia}), pid ${target.child.pid}`);
+    await measure(target, store);
+    outcome.targetProblemLines = target.child.problemLines();
+    outcome.status = 'ok';
+  } catch (error) {
+    outcome.status = 'failed';
+    outcome.reason = (error as Error).message;
+    console.error(`  !!! ${spec.label} FAILED: ${outcome.reason}`);
+  } finally {
+    if (target) {
+      const before = target.child.problemLines();
+      const exit = await target.stop();
+      outcome.targetProblemLines ??= before;
+      const atShutdown = target.child.problemLines() - before;
+      if (atShutdown > 0)
+        outcome.notes.push(`!!! ${atShutdown} warn/error log lines while stopping`);
+      if (exit !== '0') outcome.notes.push(`!!! target exited with ${exit} when asked to stop`);
+    }
+  }
+  for (const note of outcome.notes) console.log(`  ${note}`);
+  return outcome;
+}

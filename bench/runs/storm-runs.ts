@@ -1,0 +1,165 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { newAlertSequence } from '../lib/bodies.js';
+import type { LoadPlan, LoadSettings } from '../lib/load.js';
+import { sendSample } from '../lib/load.js';
+import type { RunOutcome } from '../lib/run-spec.js';
+import { type DrainCounts, isDrained, openDrainReader } from '../lib/storm-drain.js';
+import {
+  type ModeKey,
+  modeLabel,
+  type OwnLoadRunSpec,
+  withOwnService,
+} from '../lib/sustained-harness.js';
+import { cannon } from '../lib/sustained-load.js';
+import type { BenchContext } from './intake-runs.js';
+
+/**
+ * An incident storm: N distinct alerts, each opening its own incident, as fast as the
+ * connections allow. Intake answering fast is half of it; each incident also owes a card and
+ * a repair evaluation through the outbox, and those must catch up within a minute rather
+ * than trail the storm for hours. Not paced and not warmed up: a storm arrives cold.
+ */
+const ALERTS_PATH = '/api/v1/webhooks/alerts';
+const STORM_ALERTS = stormAlerts();
+const POLL_MS = 250;
+const GIVE_UP_MS = 120_000;
+export const STORM_DRAIN_TARGET_S = 60;
+
+function stormAlerts(): number {
+  const raw = process.env.BENCH_STORM_ALERTS;
+  const value = raw ? Number(raw) : 10_000;
+  if (!Number.isInteger(value) || value < 2)
+    throw new Error(`BENCH_STORM_ALERTS must be an integer ≥ 2, got "${raw}"`);
+  return value;
+}
+
+/** A storm run's outcome, with what its verdict needs in fields rather than in prose. */
+export interface StormOutcome extends RunOutcome {
+  /** From the last answer to an outbox with nothing open; undefined when not drained in time. */
+  drainSeconds?: number;
+  alertsSent?: number;
+  incidentsCreated?: number;
+}
+
+const describeCounts = (c: DrainCounts) =>
+  `${c.incidents} incidents, ${c.pending} outbox rows open, ${c.gaveUp} given up, ${c.followUpsOpen} incident follow-ups not done`;
+
+async function measureStorm(
+  ctx: BenchContext,
+  settings: LoadSettings,
+  outcome: StormOutcome,
+  baseUrl: string,
+  store: Parameters<typeof openDrainReader>[0],
+): Promise<void> {
+  const n = STORM_ALERTS;
+  console.log(`  signing ${n} distinct alerts…`);
+  const sequence = newAlertSequence(ctx.secret, n);
+  const plan: LoadPlan = {
+    method: 'POST',
+    path: ALERTS_PATH,
+    source: { kind: 'sequence', next: () => sequence.next() },
+  };
+  // Alert #0 alone first: a 401 or 422 must stop the run before 10,000 of them.
+  const sample = await sendSample(baseUrl, plan);
+  outcome.sample = { status: sample.status, body: sample.body.slice(0, 300) };
+  if (sample.status !== 200 || !sample.body.includes('"created"'))
+    throw new Error(`sample alert answered ${sample.status} ${outcome.sample.body}`);
+  // autocannon refuses more connections than requests.
+  const connections = Math.min(settings.connections, n - 1);
+  console.log(`  storm: ${n - 1} more alerts over ${connections} connections`);
+  const storm = await cannon(baseUrl, plan, { connections, amount: n - 1 });
+  const { startedAt, lastAnswerAt, ...result } = storm;
+  outcome.result = result;
+  outcome.alertsSent = sequence.used();
+
+  const reader = await openDrainReader(store);
+  let counts: DrainCounts;
+  let drainedAt: number | undefined;
+  try {
+    for (;;) {
+      counts = await reader.counts();
+      if (isDrained(counts)) {
+        drainedAt = Date.now();
+        break;
+      }
+      if (Date.now() - lastAnswerAt >= GIVE_UP_MS) break;
+      await sleep(POLL_MS);
+    }
+  } finally {
+    await reader.close();
+  }
+  outcome.incidentsCreated = counts.incidents;
+  const seconds = (lastAnswerAt - startedAt) / 1000;
+  const notes = outcome.notes;
+  notes.push(
+    `storm: ${outcome.alertsSent} alerts, ${counts.incidents} incidents created in ${seconds.toFixed(1)} s (${result.rps.toFixed(0)}/s), p99 ${result.p99Ms.toFixed(1)} ms, non-2xx ${result.non2xx}`,
+  );
+  if (counts.incidents !== n)
+    notes.push(`!!! expected ${n} incidents, the database holds ${counts.incidents}`);
+  if (outcome.alertsSent !== n)
+    notes.push(`!!! ${outcome.alertsSent} alert bodies sent, expected ${n}`);
+  if (drainedAt !== undefined) {
+    outcome.drainSeconds = Math.max(0, (drainedAt - lastAnswerAt) / 1000);
+    const verdict = outcome.drainSeconds <= STORM_DRAIN_TARGET_S ? 'PASS' : 'FAIL';
+    notes.push(
+      `follow-up drained ${outcome.drainSeconds.toFixed(2)} s after the last answer (target ≤ ${STORM_DRAIN_TARGET_S} s: ${verdict}; polled every ${POLL_MS} ms)`,
+    );
+  } else {
+    notes.push(
+      `!!! follow-up not drained ${GIVE_UP_MS / 1000} s after the last answer: ${describeCounts(counts)}`,
+    );
+  }
+}
+
+/** The incident storm, embedded and distributed; BENCH_STORM_ALERTS sets its size. */
+export function stormRuns(ctx: BenchContext): OwnLoadRunSpec<StormOutcome>[] {
+  return (['embedded', 'distributed'] as ModeKey[]).map((modeKey) => {
+    const id = `storm-${modeKey}`;
+    const label = `storm of ${STORM_ALERTS} new incidents, ${modeLabel(modeKey)}`;
+    const skip = modeKey === 'distributed' ? ctx.distributedUnavailable : undefined;
+    return {
+      id,
+      label,
+      skip,
+      execute(settings: LoadSettings): Promise<StormOutcome> {
+        const outcome: StormOutcome = { id, label, status: 'failed', notes: [] };
+        return withOwnService(ctx, { id, label, skip, modeKey }, outcome, (target, store) =>
+          measureStorm(ctx, settings, outcome, target.baseUrl, store),
+        );
+      },
+    };
+  });
+}
+
+export interface StormVerdict {
+  label: string;
+  /** e.g. `12.3 s`, `not drained in 120 s`, `skipped` */
+  value: string;
+  target: string;
+  verdict: 'PASS' | 'FAIL' | 'n/a';
+}
+
+/**
+ * One row per storm run for the report: "storm follow-up drained ≤ 60 s". A storm that lost
+ * incidents fails even when what it kept drained in time.
+ */
+export function stormVerdicts(outcomes: RunOutcome[]): StormVerdict[] {
+  return outcomes
+    .filter((run) => run.id.startsWith('storm-'))
+    .map((run) => {
+      const storm = run as StormOutcome;
+      const label = `storm follow-up drained ≤ ${STORM_DRAIN_TARGET_S} s (${run.id.slice('storm-'.length)})`;
+      const target = `≤ ${STORM_DRAIN_TARGET_S} s`;
+      if (run.status === 'skipped') return { label, value: 'skipped', target, verdict: 'n/a' };
+      if (run.status !== 'ok') return { label, value: 'run failed', target, verdict: 'FAIL' };
+      if (storm.drainSeconds === undefined)
+        return { label, value: `not drained in ${GIVE_UP_MS / 1000} s`, target, verdict: 'FAIL' };
+      const complete = storm.incidentsCreated === storm.alertsSent;
+      return {
+        label,
+        value: `${storm.drainSeconds.toFixed(1)} s${complete ? '' : ` (${storm.incidentsCreated}/${storm.alertsSent} incidents)`}`,
+        target,
+        verdict: complete && storm.drainSeconds <= STORM_DRAIN_TARGET_S ? 'PASS' : 'FAIL',
+      };
+    });
+}
