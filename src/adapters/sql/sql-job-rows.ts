@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db, Tables } from '../../ports/store.js';
+import type { Db, Tables, Tx } from '../../ports/store.js';
 
 /**
  * Row operations of the embedded job queue. Every state change is one guarded UPDATE, so
@@ -130,6 +130,32 @@ export async function claimJob(
   return query.returningAll().executeTakeFirst();
 }
 
+/**
+ * Takes every one of `ids` still queued and due, in one statement; the rows it returns are
+ * this caller's (another process's claim of the same row matched first, or not at all).
+ */
+export function claimQueuedJobs(
+  db: Db,
+  ids: readonly string[],
+  now: number,
+  leaseUntil: number,
+): Promise<JobRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: RUNNING,
+      attempts_made: eb('attempts_made', '+', 1),
+      locked_until: leaseUntil,
+      updated_at: now,
+    }))
+    .where('id', 'in', ids)
+    .where('status', '=', QUEUED)
+    .where('run_after', '<=', now)
+    .returningAll()
+    .execute();
+}
+
 /** Fails an interrupted job that has used up its starts, instead of claiming it again. */
 export async function abandonInterrupted(db: Db, seen: Candidate, now: number): Promise<void> {
   await db
@@ -171,7 +197,7 @@ export type Outcome =
 
 /** Records how a run ended; false when the lease was lost and the outcome was dropped. */
 export async function finishRun(
-  db: Db,
+  db: Db | Tx,
   id: string,
   leaseUntil: number,
   outcome: Outcome,

@@ -9,6 +9,7 @@ import {
   abandonInterrupted,
   COMPLETED,
   claimJob,
+  claimQueuedJobs,
   deleteFinished,
   FAILED,
   findDue,
@@ -34,6 +35,7 @@ export interface SqlJobsOptions {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+
 const MAX_BACKOFF_MS = 15 * 60 * 1000;
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
@@ -75,6 +77,16 @@ export function createSqlJobs(
     for (const job of jobs) if (!distinct.has(job.id)) distinct.set(job.id, job);
     await insertJobs(db, [...distinct.values()]);
   });
+  // Runs that end together are recorded in one transaction: one commit for the lot.
+  const finishes = groupCommit<{ id: string; until: number; outcome: Outcome }, boolean>((ended) =>
+    db.transaction().execute(async (tx) => {
+      const now = clock.now();
+      const recorded: boolean[] = [];
+      for (const run of ended)
+        recorded.push(await finishRun(tx, run.id, run.until, run.outcome, now));
+      return recorded;
+    }),
+  );
   // One claim pass at a time; a wake-up during a pass makes it go round once more.
   let pass: Promise<void> | undefined;
   let again = false;
@@ -106,9 +118,15 @@ export function createSqlJobs(
     const free = registration.concurrency - registration.active;
     if (free <= 0 || closing) return;
     const now = clock.now();
-    for (const seen of await findDue(db, name, now, free)) {
+    const found = await findDue(db, name, now, free);
+    // Queued jobs are taken together, in one statement; a backlog costs a claim per batch.
+    const queued = found.filter((seen) => seen.status === QUEUED).map((seen) => seen.id);
+    // Claimed even if closing began meanwhile: close() waits for this pass, then for them.
+    for (const job of await claimQueuedJobs(db, queued, now, now + leaseMs))
+      launch(registration, job);
+    for (const seen of found.filter((candidate) => candidate.status === RUNNING)) {
       if (closing || registration.active >= registration.concurrency) return;
-      if (seen.status === RUNNING && seen.attempts_made >= seen.max_attempts + INTERRUPTED_GRACE) {
+      if (seen.attempts_made >= seen.max_attempts + INTERRUPTED_GRACE) {
         await abandonInterrupted(db, seen, now);
         log.error({ job: seen.id, name }, 'jobs: interrupted too often; marked failed');
         continue;
@@ -123,7 +141,10 @@ export function createSqlJobs(
     const run = execute(registration.handler, job).finally(() => {
       registration.active -= 1;
       running.delete(run);
-      wake();
+      // Claim again once a quarter of the slots are free (or all are): one claim statement
+      // for several jobs, rather than a claim after every job. The poller covers the rest.
+      const free = registration.concurrency - registration.active;
+      if (registration.active === 0 || free >= Math.ceil(registration.concurrency / 4)) wake();
     });
     running.add(run);
   }
@@ -142,7 +163,7 @@ export function createSqlJobs(
       const until = await lease.release();
       leases.delete(lease);
       if (until === undefined) return;
-      const recorded = await finishRun(db, job.id, until, outcome, clock.now());
+      const recorded = await finishes.add({ id: job.id, until, outcome });
       if (!recorded) log.warn({ job: job.id }, 'jobs: lease lost before the run ended');
     } catch (error) {
       log.error({ err: error, job: job.id }, 'jobs: could not record the end of a run');

@@ -5,7 +5,7 @@ import { riskForSeverity } from '../approvals/approval-records.js';
 import { sentCardsOfApproval } from '../chat/card-records.js';
 import type { CardSender } from '../chat/card-types.js';
 import { addFollowUpJobs, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
-import { addRepairEvaluation, relayRepairEvaluation } from '../repair/repair-jobs.js';
+import { createEvaluationScheduler } from '../repair/repair-jobs.js';
 import { findIncident } from './incident-records.js';
 
 /**
@@ -57,9 +57,10 @@ export function createFollowUpRelay(services: Services): (incidentId: string) =>
 export async function followNewIncident(
   services: Services,
   cards: CardSender,
+  scheduleEvaluation: (approvalId: string) => Promise<void>,
   incidentId: string,
 ): Promise<void> {
-  const { store, log, clock } = services;
+  const { store, log } = services;
   const incident = await findIncident(store.db, incidentId);
   if (!incident?.approval_id) {
     log.warn({ incidentId }, 'new incident without an approval: nothing to follow up');
@@ -89,15 +90,16 @@ export async function followNewIncident(
     }
   }
   // The evaluation is the next durable step: its own outbox row, completed by its own job.
-  await store.db.transaction().execute((tx) => addRepairEvaluation(tx, approvalId, clock.now()));
-  await relayRepairEvaluation(services, approvalId);
+  await scheduleEvaluation(approvalId);
   await completeFollowUpJob(services, followUpJobId(incidentId));
 }
 
 export function registerIncidentWorkers(services: Services, cards: CardSender): void {
+  const scheduleEvaluation = createEvaluationScheduler(services);
   services.jobs.process(
     INCIDENT_FOLLOW_UP_JOB,
-    (payload) => followNewIncident(services, cards, String(payload.incident_id)),
+    (payload) =>
+      followNewIncident(services, cards, scheduleEvaluation, String(payload.incident_id)),
     FOLLOW_UP_CONCURRENCY,
   );
 }

@@ -116,12 +116,17 @@ export async function reofferRelayed(db: Db, realNow: number): Promise<void> {
     .execute();
 }
 
-/** The job did its work; a row that is unknown or already completed is left as it is. */
-export async function markOutboxCompleted(db: Db, jobId: string, now: number): Promise<void> {
+/** The jobs did their work; rows unknown or already completed are left as they are. */
+export async function markOutboxCompleted(
+  db: Db,
+  jobIds: readonly string[],
+  now: number,
+): Promise<void> {
+  if (jobIds.length === 0) return;
   await db
     .updateTable('outbox')
     .set({ completed_at: now })
-    .where('job_id', '=', jobId)
+    .where('job_id', 'in', jobIds)
     .where('completed_at', 'is', null)
     .execute();
 }

@@ -1,5 +1,6 @@
-import type { Tx } from '../../ports/store.js';
+import type { Db, Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
+import { groupCommit } from '../../support/group-commit.js';
 import {
   claimOutboxRows,
   deleteCompletedBefore,
@@ -130,14 +131,26 @@ export async function relayFollowUpJobs(
   }
 }
 
+/** Completions of one database, recorded together: jobs of a storm end side by side. */
+const completionsOf = new WeakMap<Db, (jobId: string) => Promise<void>>();
+
 /**
  * Called by the job when its work is done, as its last step: the row is not offered again.
  * It throws when the database fails, so the job fails and the queue runs it again within
  * seconds (every follow-up job is idempotent); swallowing it would leave the row to wait for
  * its recheck, minutes away.
  */
-export async function completeFollowUpJob(services: Services, jobId: string): Promise<void> {
-  await markOutboxCompleted(services.store.db, jobId, Date.now());
+export function completeFollowUpJob(services: Services, jobId: string): Promise<void> {
+  const db = services.store.db;
+  let complete = completionsOf.get(db);
+  if (!complete) {
+    const completions = groupCommit<string>((jobIds) =>
+      markOutboxCompleted(db, [...new Set(jobIds)], Date.now()),
+    );
+    complete = (id) => completions.add(id);
+    completionsOf.set(db, complete);
+  }
+  return complete(jobId);
 }
 
 export interface OutboxRelay {

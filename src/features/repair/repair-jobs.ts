@@ -1,9 +1,16 @@
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
+import { groupCommit } from '../../support/group-commit.js';
 import { moveApproval } from '../approvals/approval-moves.js';
 import type { ApprovalStatus } from '../approvals/approval-records.js';
 import { publishEvent } from '../events/feed-events.js';
-import { addFollowUpJob, completeFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
+import {
+  addFollowUpJob,
+  addFollowUpJobs,
+  completeFollowUpJob,
+  relayFollowUpJob,
+  relayFollowUpJobs,
+} from '../outbox/outbox-relay.js';
 import { evaluateAutoRepair, executeApprovedPlaybook, type RepairDeps } from './auto-repair.js';
 import type { Playbook } from './playbooks.js';
 import { notifyResultInChat } from './repair-chat.js';
@@ -88,15 +95,39 @@ const evaluationJobId = (approvalId: string) => `repair-evaluate-${approvalId}`;
  * a creator outside a job whose retry would enqueue it; relay it after the commit.
  */
 export function addRepairEvaluation(tx: Tx, approvalId: string, now: number): Promise<void> {
-  return addFollowUpJob(
-    tx,
-    {
-      name: EVALUATE_REPAIR_JOB,
-      payload: { approval_id: approvalId },
-      jobId: evaluationJobId(approvalId),
-    },
-    now,
-  );
+  return addFollowUpJob(tx, evaluationJob(approvalId), now);
+}
+
+function evaluationJob(approvalId: string) {
+  return {
+    name: EVALUATE_REPAIR_JOB,
+    payload: { approval_id: approvalId },
+    jobId: evaluationJobId(approvalId),
+  };
+}
+
+/**
+ * For a job that owes several approvals their evaluation (incident follow-ups running side
+ * by side): evaluations asked for in the same tick are committed in one transaction and
+ * relayed together. Settles once committed; relaying never throws (the background relay
+ * retries a refused one).
+ */
+export function createEvaluationScheduler(
+  services: Services,
+): (approvalId: string) => Promise<void> {
+  const { store, clock } = services;
+  const scheduled = groupCommit<string>(async (approvalIds) => {
+    const distinct = [...new Set(approvalIds)];
+    await store.db.transaction().execute((tx) =>
+      addFollowUpJobs(
+        tx,
+        distinct.map((approvalId) => evaluationJob(approvalId)),
+        clock.now(),
+      ),
+    );
+    await relayFollowUpJobs(services, distinct.map(evaluationJobId));
+  });
+  return (approvalId) => scheduled.add(approvalId);
 }
 
 /** After the approval's commit: never throws; the background relay retries a refused one. */
