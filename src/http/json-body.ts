@@ -19,14 +19,12 @@ const BACKSLASH = 0x5c;
  */
 export function nestsDeeperThan(raw: Buffer, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let index = 0; index < raw.length; index++) {
     const byte = raw[index];
-    if (inString) {
-      if (byte === BACKSLASH) index++;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) {
-      inString = true;
+    if (byte === QUOTE) {
+      // Most of a document's bytes are inside strings: jump to the closing quote natively.
+      index = closingQuote(raw, index + 1);
+      if (index === -1) return false; // unterminated: JSON.parse refuses it
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       if (++depth > limit) return true;
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
@@ -34,6 +32,20 @@ export function nestsDeeperThan(raw: Buffer, limit: number): boolean {
     }
   }
   return false;
+}
+
+/** The index of the quote that closes a string starting at `from`, or -1. */
+function closingQuote(raw: Buffer, from: number): number {
+  let quote = raw.indexOf(QUOTE, from);
+  while (quote !== -1) {
+    // A quote after an odd run of backslashes is escaped.
+    let backslashes = 0;
+    while (quote - backslashes - 1 >= from && raw[quote - backslashes - 1] === BACKSLASH)
+      backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = raw.indexOf(QUOTE, quote + 1);
+  }
+  return -1;
 }
 
 /**
