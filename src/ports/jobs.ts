@@ -12,6 +12,14 @@ export interface JobOptions {
   attempts?: number;
 }
 
+/** Thrown by `enqueue` once `close()` was called: the caller's record keeps the job (outbox). */
+export class JobQueueClosedError extends Error {
+  constructor() {
+    super('jobs: queue is closed');
+    this.name = 'JobQueueClosedError';
+  }
+}
+
 export type JobHandler = (payload: Record<string, unknown>) => Promise<void>;
 
 export interface JobQueue {

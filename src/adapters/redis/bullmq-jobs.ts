@@ -2,7 +2,12 @@ import crypto from 'node:crypto';
 import { type Job, Queue, Worker } from 'bullmq';
 import type { FastifyBaseLogger } from 'fastify';
 import { Redis } from 'ioredis';
-import type { JobHandler, JobOptions, JobQueue } from '../../ports/jobs.js';
+import {
+  type JobHandler,
+  type JobOptions,
+  type JobQueue,
+  JobQueueClosedError,
+} from '../../ports/jobs.js';
 import { withDeadline } from '../../support/deadline.js';
 import { asRedisFailure, BOUNDED_REDIS_OPTIONS, REDIS_WAIT_MS } from './redis-connections.js';
 
@@ -187,7 +192,7 @@ export function createBullmqJobs(
     },
 
     async enqueue(name: string, payload: Record<string, unknown>, jobOptions: JobOptions = {}) {
-      if (closed) throw new Error('jobs: queue is closed');
+      if (closed) throw new JobQueueClosedError();
       const id = jobOptions.jobId ?? crypto.randomUUID();
       const options = { bullId: toBullId(id), attempts: Math.max(1, jobOptions.attempts ?? 3) };
       // A queue made while Redis is down waits for it to come back before its first command;

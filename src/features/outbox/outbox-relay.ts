@@ -1,3 +1,4 @@
+import { JobQueueClosedError } from '../../ports/jobs.js';
 import type { Db, Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { groupCommit } from '../../support/group-commit.js';
@@ -112,7 +113,14 @@ export async function relayFollowUpJobs(
       const error = outcome.reason;
       const message = error instanceof Error ? error.message : String(error);
       await noteOutboxFailure(store.db, row.job_id, Date.now() + RETRY_MS, message);
-      log.warn({ err: error, jobId: row.job_id }, 'outbox: job not enqueued; the relay will retry');
+      // Shutting down with follow-ups still running is normal: the row waits for a relay.
+      if (error instanceof JobQueueClosedError)
+        log.debug({ jobId: row.job_id }, 'outbox: queue closing; the job waits in the outbox');
+      else
+        log.warn(
+          { err: error, jobId: row.job_id },
+          'outbox: job not enqueued; the relay will retry',
+        );
     }
     let relayed = 0;
     for (const [offers, ids] of relayedByOffers) {
