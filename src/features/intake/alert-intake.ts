@@ -4,6 +4,7 @@ import { alertIdAt } from './alert-id.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
 import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } from './converge.js';
+import { createConvergedEvents } from './converged-events.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
 import { createFollowUpRelay } from './incident-followup.js';
 import { latestIncidentIdOf } from './incident-records.js';
@@ -40,6 +41,7 @@ export function createAlertIntake(
   const { store, clock, metrics } = services;
   const convergeOrCreate = createConverger(store);
   const relayFollowUp = createFollowUpRelay(services);
+  const publishConverged = createConvergedEvents(services);
 
   function typeAlert(alert: FlatAlert, origin: string, now: number): TypedAlert {
     const { alertType, source } = resolveAlertType(alert, rules);
@@ -105,7 +107,7 @@ export function createAlertIntake(
         // Committed with the incident; a queue that refuses it now gets it from the relay.
         await relayFollowUp(result.incident_id);
       } else if (result.status === 'converged') {
-        publishEvent(services, 'incident.converged', {
+        publishConverged({
           incident_id: result.incident_id,
           approval_id: result.approval_id,
           hit_count: result.hit_count,
