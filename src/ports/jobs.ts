@@ -31,9 +31,9 @@ export interface JobQueue {
    */
   process(name: string, handler: JobHandler, concurrency: number): void;
   /**
-   * Calls `listener` each time the queue's storage is reached again after losing it: jobs
-   * queued before may be gone (Redis restarted without persistence). Queues that cannot lose
-   * jobs that way (the SQL one) never call it.
+   * Calls `listener` each time the queue's storage is reached again after it restarted: jobs
+   * queued before may be gone (Redis without persistence). A reconnect to the same running
+   * server is not reported. Queues that cannot lose jobs that way (the SQL one) never call it.
    */
   onReconnected?(listener: () => void): void;
   /** Starts running registered handlers, resuming jobs left unfinished by an earlier process. */

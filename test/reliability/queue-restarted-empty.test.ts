@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addFollowUpJob, relayFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
@@ -7,6 +8,7 @@ import { waitFor } from '../helpers/wait-for.js';
 /** A job no handler takes, so it stays queued in Redis until Redis loses it. */
 const UNHANDLED_JOB = 'reliability-never-run';
 const JOB_ID = 'lost-in-restart';
+const KEPT_ID = 'kept-across-a-reconnect';
 
 /**
  * A follow-up job the queue took is lost when Redis restarts without persistence. Its outbox
@@ -29,12 +31,39 @@ describe('a job queue restarted empty', () => {
     await redis?.stop();
   });
 
-  const outboxRow = () =>
+  const outboxRow = (jobId = JOB_ID) =>
     test.app.services.store.db
       .selectFrom('outbox')
       .select(['attempts', 'relayed_at', 'relay_after', 'completed_at'])
-      .where('job_id', '=', JOB_ID)
+      .where('job_id', '=', jobId)
       .executeTakeFirstOrThrow();
+
+  it('does not offer it again when only the connection dropped (same server, jobs kept)', async () => {
+    const { services } = test.app;
+    await services.store.db
+      .transaction()
+      .execute((tx) =>
+        addFollowUpJob(tx, { name: UNHANDLED_JOB, payload: { n: 0 }, jobId: KEPT_ID }, Date.now()),
+      );
+    expect(await relayFollowUpJob(services, KEPT_ID)).toBe(true);
+    const killer = new Redis(redis.url);
+    try {
+      // Drops every other client; the service's connections reconnect to the same server.
+      expect(Number(await killer.client('KILL', 'TYPE', 'normal'))).toBeGreaterThan(0);
+    } finally {
+      killer.disconnect();
+    }
+    await waitFor(
+      async () => ((await test.app.inject('/api/v1/readyz')).statusCode === 200 ? true : undefined),
+      {
+        what: 'the service ready again',
+        timeoutMs: 10_000,
+      },
+    );
+    // Two relay passes (one a second) after the reconnect: the row is still waiting.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await outboxRow(KEPT_ID)).toMatchObject({ attempts: 1, completed_at: null });
+  });
 
   it('offers a relayed job again soon after Redis comes back empty', async () => {
     const { services } = test.app;

@@ -54,12 +54,28 @@ export function createBullmqJobs(
   let closed: Promise<void> | undefined;
   const reconnectListeners: Array<() => void> = [];
 
-  /** A connection ready again after its first time: Redis came back, maybe emptied. */
+  let serverRunId: string | undefined;
+
+  /**
+   * A connection ready again with a Redis whose `run_id` changed: the server restarted, and
+   * without persistence its queued jobs are gone. A reconnect to the same server (a network
+   * blip) keeps them, and is not reported.
+   */
   function watchReconnects(watched: Redis): void {
-    let readyBefore = false;
     watched.on('ready', () => {
-      if (readyBefore) for (const listener of reconnectListeners) listener();
-      readyBefore = true;
+      watched
+        .info('server')
+        .then((info) => {
+          const line = info.split('\n').find((entry) => entry.startsWith('run_id:'));
+          const runId = line?.slice('run_id:'.length).trim();
+          if (!runId) return;
+          const restarted = serverRunId !== undefined && runId !== serverRunId;
+          serverRunId = runId;
+          if (restarted) for (const listener of reconnectListeners) listener();
+        })
+        .catch((error: unknown) =>
+          log.debug({ err: error }, 'jobs: Redis run id not read after a reconnect'),
+        );
     });
   }
 

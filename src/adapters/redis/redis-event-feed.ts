@@ -15,29 +15,49 @@ export function createRedisEventFeed(
   capacity = 1000,
 ): EventFeedPort {
   const key = `${prefix}feed:events`;
-  const topic = 'feed:events';
+  // Messages carry an array of entries; the topic's name changed with the shape, so a replica
+  // of an earlier release (one entry per message) does not misread them during a rollout.
+  const topic = 'feed:entries';
   const entriesOf = (reply: [string, string[]][]): FeedEntry[] =>
     reply.map(([id, fields]) => ({ id, event: JSON.parse(fields[1] ?? '{}') }));
 
   // Events published in the same tick (a batch of converged alerts) share one pipelined
-  // round trip for their entries and one message for their subscribers.
-  const publishes = groupCommit<FeedEntry['event'], string>(async (events) => {
+  // round trip for their entries and one message for their subscribers. Each event settles
+  // with its own reply: an XADD is not idempotent, so a failed batch is never written again
+  // item by item (the group commit's fallback), and a lost pub/sub message only delays
+  // subscribers until they read the stream.
+  const publishes = groupCommit<FeedEntry['event'], string | Error>(async (events) => {
     const pipeline = redis.pipeline();
     for (const event of events)
       pipeline.xadd(key, 'MAXLEN', '~', String(capacity), '*', 'event', JSON.stringify(event));
-    const replies = (await pipeline.exec()) ?? [];
-    const entries = events.map((event, index) => {
+    let replies: [Error | null, unknown][];
+    try {
+      replies = (await pipeline.exec()) ?? [];
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      return events.map(() => failure);
+    }
+    const outcomes = events.map((_event, index): string | Error => {
       const [error, id] = replies[index] ?? [new Error('Redis gave no reply')];
-      if (error) throw error;
-      if (typeof id !== 'string') throw new Error('Redis did not give the feed entry an id');
-      return { id, event };
+      if (error) return error;
+      return typeof id === 'string' ? id : new Error('Redis did not give the feed entry an id');
     });
-    await bus.publish(topic, JSON.stringify(entries));
-    return entries.map((entry) => entry.id);
+    const entries = events.flatMap((event, index) => {
+      const id = outcomes[index];
+      return typeof id === 'string' ? [{ id, event }] : [];
+    });
+    if (entries.length > 0) {
+      await bus.publish(topic, JSON.stringify(entries)).catch(() => undefined);
+    }
+    return outcomes;
   });
 
   return {
-    publish: (event) => publishes.add(event),
+    async publish(event) {
+      const outcome = await publishes.add(event);
+      if (outcome instanceof Error) throw outcome;
+      return outcome;
+    },
     async after(lastId, limit) {
       const start = lastId === undefined ? '-' : `(${lastId}`;
       try {

@@ -136,6 +136,7 @@ export async function claimJob(
  */
 export function claimQueuedJobs(
   db: Db,
+  name: string,
   ids: readonly string[],
   now: number,
   leaseUntil: number,
@@ -150,6 +151,7 @@ export function claimQueuedJobs(
       updated_at: now,
     }))
     .where('id', 'in', ids)
+    .where('name', '=', name)
     .where('status', '=', QUEUED)
     .where('run_after', '<=', now)
     .returningAll()

@@ -122,7 +122,7 @@ export function createSqlJobs(
     // Queued jobs are taken together, in one statement; a backlog costs a claim per batch.
     const queued = found.filter((seen) => seen.status === QUEUED).map((seen) => seen.id);
     // Claimed even if closing began meanwhile: close() waits for this pass, then for them.
-    for (const job of await claimQueuedJobs(db, queued, now, now + leaseMs))
+    for (const job of await claimQueuedJobs(db, name, queued, now, now + leaseMs))
       launch(registration, job);
     for (const seen of found.filter((candidate) => candidate.status === RUNNING)) {
       if (closing || registration.active >= registration.concurrency) return;

@@ -72,6 +72,17 @@ export async function relayFollowUpJob(services: Services, jobId: string): Promi
   return (await relayFollowUpJobs(services, [jobId])) === 1;
 }
 
+function payloadOf(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Hands committed jobs to the queue together: one claim and one mark for the lot (an alert
  * storm commits hundreds per batch), the enqueues side by side. Never throws, like
@@ -84,17 +95,25 @@ export async function relayFollowUpJobs(
   const { store, log } = services;
   try {
     const rows = await claimOutboxRows(store.db, jobIds, Date.now(), Date.now() + LEASE_MS);
-    const offered = rows.filter((row) => row.attempts < MAX_OFFERS);
-    for (const row of rows.filter((row) => row.attempts >= MAX_OFFERS)) {
+    const offered: Array<(typeof rows)[number] & { job: Record<string, unknown> }> = [];
+    for (const row of rows) {
+      const job = row.attempts < MAX_OFFERS ? payloadOf(row.payload) : undefined;
+      if (job) {
+        offered.push({ ...row, job });
+        continue;
+      }
+      // Offered too often, or a payload no job could run (never written by this service).
       await markOutboxGivenUp(store.db, row.job_id, Date.now());
       log.error(
         { jobId: row.job_id, offers: row.attempts, lastError: row.last_error },
-        'outbox: follow-up job never completed; given up (its outbox row keeps the record)',
+        row.attempts < MAX_OFFERS
+          ? 'outbox: follow-up job payload is not a JSON object; given up (the row keeps it)'
+          : 'outbox: follow-up job never completed; given up (its outbox row keeps the record)',
       );
     }
     const outcomes = await Promise.allSettled(
       offered.map((row) =>
-        services.jobs.enqueue(row.job_name, JSON.parse(row.payload) as Record<string, unknown>, {
+        services.jobs.enqueue(row.job_name, row.job, {
           jobId: row.job_id,
           attempts: JOB_ATTEMPTS,
         }),
@@ -183,8 +202,9 @@ export function startOutboxRelay(services: Services): OutboxRelay {
   async function relayDue(): Promise<void> {
     try {
       if (queueReconnected) {
-        queueReconnected = false;
         await reofferRelayed(store.db, Date.now());
+        // Cleared once done: a database still away when Redis came back must not lose it.
+        queueReconnected = false;
         log.warn('outbox: the job queue reconnected; unfinished follow-up jobs are offered again');
       }
       // A backlog (a storm while the queue was away) is relayed batch after batch, not one
