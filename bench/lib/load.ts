@@ -55,7 +55,8 @@ export async function sendSample(baseUrl: string, plan: LoadPlan): Promise<Sampl
   return { status: response.status, body: await response.text() };
 }
 
-function autocannonRequests(plan: LoadPlan): autocannon.Request[] {
+/** The plan's requests as autocannon takes them (shared with sustained-load.ts). */
+export function autocannonRequests(plan: LoadPlan): autocannon.Request[] {
   if (plan.source.kind === 'rotate') {
     return plan.source.requests.map((request) => ({
       method: plan.method,
@@ -77,7 +78,7 @@ function autocannonRequests(plan: LoadPlan): autocannon.Request[] {
   ];
 }
 
-function percentile(sorted: Float64Array, fraction: number): number {
+export function percentile(sorted: Float64Array, fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   const index = Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
   return sorted[Math.max(0, index)]!;

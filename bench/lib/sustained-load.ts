@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import type { LoadPlan, LoadResult } from './load.js';
+import { autocannonRequests, type LoadPlan, type LoadResult, percentile } from './load.js';
 
 /**
  * autocannon in the two modes load.ts's measureLoad does not offer: a fixed overall rate
@@ -25,34 +25,6 @@ export interface CannonResult extends LoadResult {
   lastAnswerAt: number;
 }
 
-function cannonRequests(plan: LoadPlan): autocannon.Request[] {
-  if (plan.source.kind === 'rotate') {
-    return plan.source.requests.map((request) => ({
-      method: plan.method,
-      path: plan.path,
-      headers: request.headers,
-      body: request.body,
-    }));
-  }
-  const { next } = plan.source;
-  return [
-    {
-      method: plan.method,
-      path: plan.path,
-      setupRequest: (request) => {
-        const signed = next();
-        return { ...request, headers: { ...signed.headers }, body: signed.body };
-      },
-    },
-  ];
-}
-
-function percentile(sorted: Float64Array, fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1);
-  return sorted[Math.max(0, index)]!;
-}
-
 export function cannon(
   baseUrl: string,
   plan: LoadPlan,
@@ -72,7 +44,7 @@ export function cannon(
         duration: options.seconds ?? 10,
         amount: options.amount,
         overallRate: options.overallRate,
-        requests: cannonRequests(plan),
+        requests: autocannonRequests(plan),
         timeout: 10,
       },
       (error, result) => {
