@@ -17,6 +17,16 @@ function stalled(phase: string, result: LoadResult): string | undefined {
   return `the target answered no request during the ${phase}: it stalled or is unreachable${error}`;
 }
 
+/** Stops a run's target, noting warn/error lines while stopping and an unclean exit. */
+export async function stopTarget(target: Target, outcome: RunOutcome): Promise<void> {
+  const before = target.child.problemLines();
+  const exit = await target.stop();
+  outcome.targetProblemLines ??= before;
+  const atShutdown = target.child.problemLines() - before;
+  if (atShutdown > 0) outcome.notes.push(`!!! ${atShutdown} warn/error log lines while stopping`);
+  if (exit !== '0') outcome.notes.push(`!!! target exited with ${exit} when asked to stop`);
+}
+
 /**
  * Start, prove one request succeeds, warm up, measure, stop. A sample that is not 200 stops
  * the run: load that only produces 401s or 422s measures the error path, not the feature.
@@ -77,15 +87,7 @@ export async function executeRun(
     outcome.reason = (error as Error).message;
     console.error(`  !!! ${spec.label} FAILED: ${outcome.reason}`);
   } finally {
-    if (target) {
-      const before = target.child.problemLines();
-      const exit = await target.stop();
-      outcome.targetProblemLines ??= before;
-      const atShutdown = target.child.problemLines() - before;
-      if (atShutdown > 0)
-        outcome.notes.push(`!!! ${atShutdown} warn/error log lines while stopping`);
-      if (exit !== '0') outcome.notes.push(`!!! target exited with ${exit} when asked to stop`);
-    }
+    if (target) await stopTarget(target, outcome);
   }
   if (target && spec.cpuProfileDir) {
     const file = await findCpuProfile(spec.cpuProfileDir, target.child.pid);

@@ -84,6 +84,36 @@ export function percentile(sorted: Float64Array, fraction: number): number {
   return sorted[Math.max(0, index)]!;
 }
 
+/**
+ * Every response time of a run, in a growing array: autocannon's own histogram has
+ * whole-millisecond buckets, and a bare server answers in less.
+ */
+export function latencyRecorder() {
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  return {
+    record(responseTime: number) {
+      if (count === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[count++] = responseTime;
+    },
+    count: () => count,
+    sorted: () => latencies.subarray(0, count).sort(),
+  };
+}
+
+/** Answers per status code, from autocannon's result. */
+export function statusCodesOf(result: autocannon.Result): Record<string, number> {
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) {
+    statusCodes[code] = stats.count ?? 0;
+  }
+  return statusCodes;
+}
+
 /** `connections` connections sending back to back for `seconds`; latencies of every response. */
 export function measureLoad(
   baseUrl: string,
@@ -91,9 +121,7 @@ export function measureLoad(
   connections: number,
   seconds: number,
 ): Promise<LoadResult> {
-  // autocannon's own histogram has whole-millisecond buckets; a bare server answers in less.
-  let latencies = new Float64Array(1 << 16);
-  let count = 0;
+  const latencies = latencyRecorder();
   let firstError: string | undefined;
   return new Promise<LoadResult>((resolve, reject) => {
     const instance = autocannon(
@@ -106,32 +134,23 @@ export function measureLoad(
       },
       (error, result) => {
         if (error) return reject(error);
-        const sorted = latencies.subarray(0, count).sort();
-        const statusCodes: Record<string, number> = {};
-        for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) {
-          statusCodes[code] = stats.count ?? 0;
-        }
+        const sorted = latencies.sorted();
         resolve({
           rps: result.requests.average,
           p50Ms: percentile(sorted, 0.5),
           p99Ms: percentile(sorted, 0.99),
-          completed: count,
+          completed: latencies.count(),
           non2xx: result.non2xx,
           errors: result.errors,
           timeouts: result.timeouts,
-          statusCodes,
+          statusCodes: statusCodesOf(result),
           firstError,
           durationS: result.duration,
         });
       },
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => {
-      if (count === latencies.length) {
-        const grown = new Float64Array(latencies.length * 2);
-        grown.set(latencies);
-        latencies = grown;
-      }
-      latencies[count++] = responseTime;
+      latencies.record(responseTime);
     });
     instance.on('reqError', (error: Error) => {
       firstError ??= error?.message ?? String(error);

@@ -1,5 +1,6 @@
 import type { BenchContext } from '../runs/intake-runs.js';
 import { distributedNames } from './distributed.js';
+import { stopTarget } from './execute.js';
 import type { LoadSettings } from './load.js';
 import type { RunOutcome } from './run-spec.js';
 import { type StoreMode, startService } from './service.js';
@@ -60,15 +61,7 @@ export async function withOwnService<O extends RunOutcome>(
     outcome.reason = (error as Error).message;
     console.error(`  !!! ${spec.label} FAILED: ${outcome.reason}`);
   } finally {
-    if (target) {
-      const before = target.child.problemLines();
-      const exit = await target.stop();
-      outcome.targetProblemLines ??= before;
-      const atShutdown = target.child.problemLines() - before;
-      if (atShutdown > 0)
-        outcome.notes.push(`!!! ${atShutdown} warn/error log lines while stopping`);
-      if (exit !== '0') outcome.notes.push(`!!! target exited with ${exit} when asked to stop`);
-    }
+    if (target) await stopTarget(target, outcome);
   }
   for (const note of outcome.notes) console.log(`  ${note}`);
   return outcome;

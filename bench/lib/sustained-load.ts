@@ -1,5 +1,12 @@
 import autocannon from 'autocannon';
-import { autocannonRequests, type LoadPlan, type LoadResult, percentile } from './load.js';
+import {
+  autocannonRequests,
+  type LoadPlan,
+  type LoadResult,
+  latencyRecorder,
+  percentile,
+  statusCodesOf,
+} from './load.js';
 
 /**
  * autocannon in the two modes load.ts's measureLoad does not offer: a fixed overall rate
@@ -31,8 +38,7 @@ export function cannon(
   options: CannonOptions,
 ): Promise<CannonResult> {
   // Our own latency list, as in measureLoad: autocannon's histogram has 1 ms buckets.
-  let latencies = new Float64Array(1 << 16);
-  let count = 0;
+  const latencies = latencyRecorder();
   let firstError: string | undefined;
   const startedAt = Date.now();
   let lastAnswerAt = startedAt;
@@ -49,11 +55,8 @@ export function cannon(
       },
       (error, result) => {
         if (error) return reject(error);
-        const sorted = latencies.subarray(0, count).sort();
-        const statusCodes: Record<string, number> = {};
-        for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) {
-          statusCodes[code] = stats.count ?? 0;
-        }
+        const sorted = latencies.sorted();
+        const count = latencies.count();
         // autocannon paces per second: each second's quota goes out at the second's start, so
         // a paced send of `amount` that keeps up ends before amount/overallRate s; that
         // planned span, or longer if the target fell behind, is what the rate is over.
@@ -70,7 +73,7 @@ export function cannon(
           non2xx: result.non2xx,
           errors: result.errors,
           timeouts: result.timeouts,
-          statusCodes,
+          statusCodes: statusCodesOf(result),
           firstError,
           durationS,
           startedAt,
@@ -80,12 +83,7 @@ export function cannon(
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => {
       lastAnswerAt = Date.now();
-      if (count === latencies.length) {
-        const grown = new Float64Array(latencies.length * 2);
-        grown.set(latencies);
-        latencies = grown;
-      }
-      latencies[count++] = responseTime;
+      latencies.record(responseTime);
     });
     instance.on('reqError', (error: Error) => {
       firstError ??= error?.message ?? String(error);
