@@ -19,11 +19,18 @@ receivers:
   - name: 'null'
 `;
 
-/** Alertmanager with a throwaway config and storage; clustering off, as a single node. */
-export async function startAlertmanager(binary: string, workDir: string): Promise<Target> {
+/**
+ * Alertmanager with a throwaway storage and the given config (by default one receiver that
+ * sends nothing); clustering off, as a single node.
+ */
+export async function startAlertmanager(
+  binary: string,
+  workDir: string,
+  config = CONFIG,
+): Promise<Target> {
   await mkdir(path.join(workDir, 'data'), { recursive: true });
   const configFile = path.join(workDir, 'alertmanager.yml');
-  await writeFile(configFile, CONFIG);
+  await writeFile(configFile, config);
   const port = await freePort();
   const child = startProcess({
     name: 'alertmanager',

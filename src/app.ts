@@ -20,6 +20,7 @@ import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
+import { receiverRoutes } from './features/intake/receiver-routes.js';
 import { inventoryRoutes } from './features/inventory/inventory-routes.js';
 import { readbackRoutes } from './features/readbacks/readback-routes.js';
 import { operationLogRoutes } from './features/repair/operation-log-routes.js';
@@ -131,6 +132,7 @@ export async function buildApp(
   });
   const callbacks: CallbackDeps = { services, cards };
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
+  await app.register(receiverRoutes, { prefix: '/api/v1', services, intake });
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
   await app.register(readApiRoutes, { prefix: '/api/v1', services });
   await app.register(eventsRoutes, { prefix: '/api/v1', services });

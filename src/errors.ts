@@ -56,6 +56,9 @@ export const errors = {
   readApiClosed: () => new HttpError(403, 'Set CONSOLE_TOKEN to use the read API in prod'),
   chatWebhookSecretInvalid: () => new HttpError(401, 'Invalid chat webhook secret token'),
   chatWebhookSecretMissing: () => new HttpError(401, 'Chat webhook secret is not configured'),
+  // CONTRACT, Native receivers
+  receiverTokenInvalid: () => new HttpError(401, 'Invalid receiver token'),
+  receiverTokensMissing: () => new HttpError(401, 'Receiver tokens are not configured'),
   analysisBusy: () => new HttpError(429, 'Too many analysis tasks in progress'),
   badCursor: () => new HttpError(422, 'cursor is not a cursor this service issued'),
   // CONTRACT, Readbacks: E-SNAP. The 500 names the readback; the package inventory, derived

@@ -83,6 +83,11 @@ export const configVariables = {
   webhookSecretPrevious: text('WEBHOOK_SECRET_PREVIOUS', {
     description: 'during a rotation, signatures by this key are accepted too',
   }),
+  /** CONTRACT, Native receivers: bearer tokens of `POST /webhooks/alertmanager`. */
+  receiverTokens: commaList('RECEIVER_TOKENS', {
+    description:
+      'comma-separated bearer tokens accepted by `/webhooks/alertmanager`; unset in `prod`, that receiver refuses every delivery',
+  }),
   errtrackerClientSecret: text('ERRTRACKER_CLIENT_SECRET', {
     description: 'HMAC key for `errtracker-hook-signature`',
   }),

@@ -6,7 +6,7 @@ import { equalInConstantTime } from '../support/constant-time.js';
 type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /** `Bearer <token>` with the scheme in any case (RFC 9110: auth schemes are case-insensitive). */
-function bearerToken(header: string | undefined): string | undefined {
+export function bearerToken(header: string | undefined): string | undefined {
   const match = /^bearer +(\S{1,4096})\s*$/i.exec(header ?? '');
   return match?.[1];
 }

@@ -15,6 +15,7 @@ const SECRETS = {
   ERRTRACKER_API_TOKEN: 'trk-api-token-8d2f7e4c',
   CONSOLE_TOKEN: 'console-token-3a6b9c2d',
   CHAT_WEBHOOK_SECRET: 'chat-webhook-secret-4c7e1a9f',
+  RECEIVER_TOKENS: 'receiver-token-6d1e8b2f',
   LLM_API_KEY: 'llm-api-key-9f4e2b7a',
 };
 const OPERATOR_KEY = 'operator-key-6d1a8e3f';
@@ -79,6 +80,20 @@ describe('no secret value reaches a log line or a response', () => {
       headers: { ...json, 'x-signature-256': `sha256=${hmac(SECRETS.WEBHOOK_SECRET, alert)}` },
     });
     expect(created.status).toBe(200);
+    const batch = JSON.stringify({
+      alerts: [{ status: 'firing', labels: { alertname: 'DiskFull', namespace: 'leak' } }],
+    });
+    const received = await call('/api/v1/webhooks/alertmanager', {
+      method: 'POST',
+      body: batch,
+      headers: { ...json, authorization: `Bearer ${SECRETS.RECEIVER_TOKENS}` },
+    });
+    expect(received.status).toBe(200);
+    await call('/api/v1/webhooks/alertmanager', {
+      method: 'POST',
+      body: batch,
+      headers: { ...json, authorization: `Bearer ${SECRETS.RECEIVER_TOKENS}-wrong` },
+    });
     const signal = JSON.stringify({ source: 's', alert_name: 'a', target: 't' });
     await call('/api/v1/webhooks/signals', {
       method: 'POST',

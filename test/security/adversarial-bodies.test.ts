@@ -190,6 +190,27 @@ const ROUTES: ReadonlyMap<string, RouteCase> = new Map<string, RouteCase>([
     },
   ],
   [
+    '/api/v1/webhooks/alertmanager',
+    {
+      base: () => ({
+        version: '4',
+        status: 'firing',
+        alerts: [
+          {
+            status: 'firing',
+            labels: { alertname: 'AdversarialReceiver', namespace: 'adversarial', pod: 'p-0' },
+            annotations: {},
+          },
+        ],
+      }),
+      slots: [
+        at('alerts', 0, 'annotations', 'summary'),
+        at('alerts', 0, 'labels', 'detail'),
+        at('commonAnnotations', 'description'),
+      ],
+    },
+  ],
+  [
     '/api/v1/webhooks/errtracker/error',
     {
       base: trackerBase,

@@ -2,16 +2,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
-import { bodyValidator } from '../../http/body-validator.js';
 import type { Services } from '../../services.js';
-import type { AlertIntake, AlertResult } from './alert-intake.js';
-import {
-  AlertmanagerBody,
-  AlertResponse,
-  FlatAlertBody,
-  flatAlertFromBody,
-} from './alert-schema.js';
-import { fromAlertmanager } from './normalize-alert.js';
+import { AlertDeliveryBody, acceptAlertDelivery, validateLater } from './alert-delivery.js';
+import type { AlertIntake } from './alert-intake.js';
+import { AlertResponse } from './alert-schema.js';
 import {
   createSignalBacklog,
   SIGNALS_BACKLOG_LIMIT,
@@ -33,10 +27,6 @@ const signatureHeaders = Type.Object({
     Type.String({ description: 'unix seconds; the signature then covers `<timestamp>.<body>`' }),
   ),
 });
-
-const validateFlat = bodyValidator<FlatAlertBody>(FlatAlertBody);
-const validateAlertmanager =
-  bodyValidator<Parameters<typeof fromAlertmanager>[0]>(AlertmanagerBody);
 
 /** The signed alert and signal webhooks (spec, Webhooks). */
 export async function intakeRoutes(
@@ -104,30 +94,11 @@ export async function intakeRoutes(
         summary: 'Accept a flat alert or an Alertmanager (version 4) webhook',
         tags: ['webhooks'],
         headers: signatureHeaders,
-        body: Type.Union([FlatAlertBody, AlertmanagerBody]),
+        body: AlertDeliveryBody,
         response: { 200: AlertResponse, 401: ErrorBody, 422: ErrorBody },
       },
-      // The body is one of two shapes; it is validated below against the one it claims,
-      // so a mistake is reported against that shape's fields.
-      validatorCompiler: () => (value: unknown) => ({ value }),
+      validatorCompiler: validateLater,
     },
-    async (request) => {
-      const body = request.body;
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw errors.validation('body must be a JSON object');
-      }
-      // Anything with `alerts` claims to be an Alertmanager batch and is judged as one.
-      if ('alerts' in body) {
-        const { alerts } = fromAlertmanager(validateAlertmanager(body));
-        const results: AlertResult[] = [];
-        for (const alert of alerts) results.push(await intake.accept(alert, 'alertmanager'));
-        return { status: 'batch' as const, results };
-      }
-      const flat = validateFlat(body);
-      if (!flat.alert_name && !flat.alert_type) {
-        throw errors.validation('body.alert_name is required unless body.alert_type is given');
-      }
-      return intake.accept(flatAlertFromBody(flat), 'webhook');
-    },
+    async (request) => acceptAlertDelivery(intake, request.body),
   );
 }

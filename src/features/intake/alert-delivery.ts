@@ -1,0 +1,41 @@
+import { Type } from 'typebox';
+import { errors } from '../../errors.js';
+import { bodyValidator } from '../../http/body-validator.js';
+import type { AlertIntake, AlertResult } from './alert-intake.js';
+import { AlertmanagerBody, FlatAlertBody, flatAlertFromBody } from './alert-schema.js';
+import { fromAlertmanager } from './normalize-alert.js';
+
+/** What both alert receivers take: a flat alert, or an Alertmanager (version 4) or Grafana batch. */
+export const AlertDeliveryBody = Type.Union([FlatAlertBody, AlertmanagerBody]);
+
+const validateFlat = bodyValidator<FlatAlertBody>(FlatAlertBody);
+const validateAlertmanager =
+  bodyValidator<Parameters<typeof fromAlertmanager>[0]>(AlertmanagerBody);
+
+/**
+ * The body is one of two shapes; it is validated in `acceptAlertDelivery` against the one it
+ * claims, so a mistake is reported against that shape's fields.
+ */
+export const validateLater = () => (value: unknown) => ({ value });
+
+/**
+ * One delivery to `/webhooks/alerts` or `/webhooks/alertmanager`, once its sender is
+ * authenticated: anything with `alerts` is judged as an Alertmanager batch (Grafana's
+ * webhook shares that shape), anything else as one flat alert.
+ */
+export async function acceptAlertDelivery(intake: AlertIntake, body: unknown) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw errors.validation('body must be a JSON object');
+  }
+  if ('alerts' in body) {
+    const { alerts } = fromAlertmanager(validateAlertmanager(body));
+    const results: AlertResult[] = [];
+    for (const alert of alerts) results.push(await intake.accept(alert, 'alertmanager'));
+    return { status: 'batch' as const, results };
+  }
+  const flat = validateFlat(body);
+  if (!flat.alert_name && !flat.alert_type) {
+    throw errors.validation('body.alert_name is required unless body.alert_type is given');
+  }
+  return intake.accept(flatAlertFromBody(flat), 'webhook');
+}

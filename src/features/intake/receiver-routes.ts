@@ -1,0 +1,63 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../../config.js';
+import { errors } from '../../errors.js';
+import { bearerToken } from '../../http/console-auth.js';
+import type { Services } from '../../services.js';
+import { equalInConstantTime } from '../../support/constant-time.js';
+import { AlertDeliveryBody, acceptAlertDelivery, validateLater } from './alert-delivery.js';
+import type { AlertIntake } from './alert-intake.js';
+import { AlertResponse } from './alert-schema.js';
+
+const ErrorBody = Type.Object({ detail: Type.String() });
+
+/**
+ * CONTRACT, Native receivers: `Authorization: Bearer <token>` with one of RECEIVER_TOKENS,
+ * which is what Alertmanager's `http_config.authorization` and Grafana's authorization
+ * header send (neither can sign a body). Unset, `prod` refuses every delivery.
+ */
+export function requireReceiverToken(config: Pick<Config, 'receiverTokens' | 'appEnv'>) {
+  const tokens = config.receiverTokens ?? [];
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (tokens.length === 0) {
+      if (config.appEnv === 'prod') throw errors.receiverTokensMissing();
+      return;
+    }
+    const given = bearerToken(request.headers.authorization) ?? '';
+    // Every token is compared, so the time taken does not tell which one came close.
+    let accepted = false;
+    for (const token of tokens) accepted = equalInConstantTime(given, token) || accepted;
+    if (accepted) return;
+    reply.header('www-authenticate', 'Bearer');
+    throw errors.receiverTokenInvalid();
+  };
+}
+
+/** `POST /webhooks/alertmanager`: the alert intake for senders that authenticate by token. */
+export async function receiverRoutes(
+  untyped: FastifyInstance,
+  { services, intake }: { services: Services; intake: AlertIntake },
+) {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
+  // onRequest: a sender without the token is refused before its body is read.
+  app.addHook('onRequest', requireReceiverToken(services.config));
+  app.post(
+    '/webhooks/alertmanager',
+    {
+      schema: {
+        summary: 'Accept an Alertmanager (version 4) or Grafana webhook, authenticated by token',
+        description:
+          'The bodies of `/webhooks/alerts`, with `Authorization: Bearer <token>` (one of `RECEIVER_TOKENS`) in place of a signature.',
+        tags: ['webhooks'],
+        headers: Type.Object({
+          authorization: Type.Optional(Type.String({ description: 'Bearer <receiver token>' })),
+        }),
+        body: AlertDeliveryBody,
+        response: { 200: AlertResponse, 401: ErrorBody, 422: ErrorBody },
+      },
+      validatorCompiler: validateLater,
+    },
+    async (request) => acceptAlertDelivery(intake, request.body),
+  );
+}

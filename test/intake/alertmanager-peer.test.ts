@@ -1,0 +1,133 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, describe, expect, it } from 'vitest';
+import { alertmanagerBinary, startAlertmanager } from '../../bench/alertmanager.js';
+import type { Target } from '../../bench/lib/target.js';
+import { backends, buildTestApp } from '../helpers/build-app.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/**
+ * Issue 16: a real Prometheus Alertmanager (Debian's `prometheus-alertmanager`) delivers to
+ * `/webhooks/alertmanager` with its own `http_config.authorization`, the way a team would
+ * configure it, against a service in `prod` with RECEIVER_TOKENS.
+ */
+const binary = alertmanagerBinary();
+if (!binary && process.env.REQUIRE_SERVICES === '1') {
+  throw new Error('REQUIRE_SERVICES=1 needs prometheus-alertmanager (apt-get install it)');
+}
+if (!binary) console.warn('[tests] prometheus-alertmanager not installed: its suite is skipped');
+
+const RECEIVER_TOKEN = 'alertmanager-receiver-token';
+const CONSOLE_TOKEN = 'console-token-for-reading';
+
+/** Alerts labelled `token="wrong"` go to a receiver that presents another token. */
+function alertmanagerConfig(serviceUrl: string): string {
+  const webhook = (credentials: string) => `    webhook_configs:
+      - url: '${serviceUrl}/api/v1/webhooks/alertmanager'
+        send_resolved: true
+        http_config:
+          authorization:
+            type: Bearer
+            credentials: '${credentials}'
+`;
+  return `route:
+  receiver: service
+  group_by: ['alertname', 'namespace']
+  group_wait: 0s
+  group_interval: 1s
+  repeat_interval: 1h
+  routes:
+    - receiver: wrong-token
+      matchers: ['token="wrong"']
+receivers:
+  - name: service
+${webhook(RECEIVER_TOKEN)}  - name: wrong-token
+${webhook('not-the-receiver-token')}`;
+}
+
+async function fire(alertmanager: Target, labels: Record<string, string>) {
+  const response = await fetch(`${alertmanager.baseUrl}/api/v2/alerts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify([{ labels, annotations: { summary: `${labels.alertname} fired` } }]),
+  });
+  expect(response.status).toBe(200);
+}
+
+async function failedWebhookDeliveries(alertmanager: Target): Promise<number> {
+  const text = await (await fetch(`${alertmanager.baseUrl}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find((row) => row.startsWith('alertmanager_notifications_failed_total{integration="webhook"'));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+async function incidentsIn(app: FastifyInstance, namespace: string) {
+  const response = await app.inject({
+    url: `/api/v1/incidents?namespace=${namespace}`,
+    headers: { authorization: `Bearer ${CONSOLE_TOKEN}` },
+  });
+  return response.json().items as Array<{ alert_name: string; source: string; severity: string }>;
+}
+
+describe.skipIf(!binary).each(backends())(
+  'a real Alertmanager delivering on %s',
+  async (backend) => {
+    const { app } = await buildTestApp({
+      backend,
+      env: {
+        APP_ENV: 'prod',
+        RECEIVER_TOKENS: `another-team-token,${RECEIVER_TOKEN}`,
+        WEBHOOK_SECRET: 'hmac-secret-alertmanager-cannot-use',
+        CONSOLE_TOKEN,
+        SIGNAL_CONSUMER: 'false',
+      },
+    });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const workDir = await mkdtemp(path.join(os.tmpdir(), 'alertmanager-peer-'));
+    const alertmanager = await startAlertmanager(binary!, workDir, alertmanagerConfig(address));
+    afterAll(async () => {
+      await alertmanager.stop();
+      await rm(workDir, { recursive: true, force: true });
+    });
+
+    it('opens an incident for a firing alert sent with the receiver token', async () => {
+      const namespace = `am-${backend}`;
+      await fire(alertmanager, {
+        alertname: 'KubePodCrashLooping',
+        namespace,
+        pod: 'checkout-7d9f8b6c5-x2x4z',
+        severity: 'critical',
+      });
+      const incidents = await waitFor(
+        async () => {
+          const found = await incidentsIn(app, namespace);
+          return found.length > 0 ? found : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 200, what: 'the incident Alertmanager delivered' },
+      );
+      expect(incidents).toEqual([
+        expect.objectContaining({
+          alert_name: 'KubePodCrashLooping',
+          source: 'alertmanager',
+          severity: 'P1',
+        }),
+      ]);
+    });
+
+    it('refuses a delivery with a wrong token: Alertmanager sees the 401, nothing is created', async () => {
+      const namespace = `am-wrong-${backend}`;
+      const failedBefore = await failedWebhookDeliveries(alertmanager);
+      await fire(alertmanager, { alertname: 'DiskFull', namespace, pod: 'db-0', token: 'wrong' });
+      await waitFor(
+        async () =>
+          (await failedWebhookDeliveries(alertmanager)) > failedBefore ? true : undefined,
+        { timeoutMs: 20_000, intervalMs: 200, what: "Alertmanager's failed delivery" },
+      );
+      expect(alertmanager.child.outputTail()).toMatch(/401/);
+      expect(await incidentsIn(app, namespace)).toEqual([]);
+    });
+  },
+);
