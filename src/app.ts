@@ -30,17 +30,9 @@ import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { acceptStrictJson } from './http/json-body.js';
 import { validatorCompiler } from './http/validator.js';
+import { loggerOptions } from './observability/logger-options.js';
 import { observabilityRoutes } from './observability/observability-routes.js';
 import { readinessRoutes } from './observability/readiness.js';
-
-/** Headers that carry secrets; pino replaces them wherever a request is logged. */
-const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-signature-256"]',
-  'req.headers["errtracker-hook-signature"]',
-  'req.headers["x-operator-key"]',
-  'req.headers["x-telegram-bot-api-secret-token"]',
-];
 
 /**
  * CONTRACT, Bad input: `nosniff` and `no-referrer` everywhere, and a policy that allows
@@ -67,13 +59,19 @@ const SECURITY_HEADERS = {
   },
 };
 
+export interface AppOptions {
+  /** Pretty log lines for a person at a terminal (server.ts: stdout is a TTY); JSON otherwise. */
+  terminal?: boolean;
+}
+
 /** Builds the whole service from a config: adapters first, then features. */
 export async function buildApp(
   config: Config,
   overrides: ServiceOverrides = {},
+  options: AppOptions = {},
 ): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: config.logLevel, redact: REDACTED_PATHS },
+    logger: loggerOptions(config.logLevel, options.terminal ?? false),
     bodyLimit: config.bodyLimitBytes,
     // Per-request log lines cost a third of the signal throughput; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),

@@ -1,9 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { buildApp } from './app.js';
 import { loadConfigOrExit } from './config.js';
+import { consoleRoot } from './features/console/console-routes.js';
+import { startupSummary } from './observability/startup-summary.js';
 
 async function main() {
   const config = loadConfigOrExit();
-  const app = await buildApp(config);
+  const terminal = process.stdout.isTTY === true;
+  const app = await buildApp(config, {}, { terminal });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -17,7 +22,13 @@ async function main() {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  // Issue 16: the first lines tell a new user what the service runs with.
+  const consoleBuilt = fs.existsSync(path.join(consoleRoot(), 'index.html'));
+  const summary = startupSummary(config, { address, consoleBuilt });
+  // On a terminal, pino-pretty prints from a worker thread, so its lines may come after these.
+  if (terminal) process.stdout.write(`\n${summary.lines.join('\n')}\n\n`);
+  else app.log.info({ startup: summary.fields }, `started: ${summary.headline}`);
 }
 
 main().catch((error: Error) => {

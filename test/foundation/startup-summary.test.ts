@@ -1,0 +1,164 @@
+import fs from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type AppEnv, loadConfig } from '../../src/config.js';
+import { loggerOptions } from '../../src/observability/logger-options.js';
+import { startupSummary } from '../../src/observability/startup-summary.js';
+import { tempDir } from '../helpers/backends.js';
+
+const dataDir = tempDir();
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+const ADDRESS = 'http://127.0.0.1:8080';
+
+/** Every unset secret or integration that changes behaviour, with a word of its meaning. */
+const UNSET_MEANINGS: Record<AppEnv | 'other', Record<string, RegExp>> = {
+  prod: {
+    WEBHOOK_SECRET: /webhooks\/alerts and .*webhooks\/signals refuse every delivery/,
+    RECEIVER_TOKENS: /alertmanager refuses every delivery/,
+    ERRTRACKER_CLIENT_SECRET: /errtracker\/error refuses every delivery/,
+    CHAT_WEBHOOK_SECRET: /chatops\/webhook refuses every delivery/,
+    CONSOLE_TOKEN: /read API answers 403/,
+  },
+  other: {
+    WEBHOOK_SECRET: /signatures on .*webhooks\/alerts and .*webhooks\/signals are not checked/,
+    RECEIVER_TOKENS: /alertmanager accepts deliveries without a token/,
+    ERRTRACKER_CLIENT_SECRET: /signatures \(errtracker-hook-signature\) are not checked/,
+    CHAT_WEBHOOK_SECRET: /chatops\/webhook takes chat updates from anyone/,
+    CONSOLE_TOKEN: /read API, .* are open to anyone/,
+  },
+  development: {},
+  test: {},
+  staging: {},
+};
+const SHARED_MEANINGS: Record<string, RegExp> = {
+  ERRTRACKER_API_BASE: /not posted as tracker comments/,
+  ERRTRACKER_API_TOKEN: /not posted as tracker comments/,
+  CHAT_BOT_TOKEN: /chat is off/,
+  CHAT_CHAT_ID: /chat is off/,
+  OPERATOR_KEYS: /nobody can decide approvals from the console.*canaries are refused/,
+};
+
+/** Every secret the service takes, each with a value no summary may contain. */
+const SECRETS = {
+  WEBHOOK_SECRET: 'whsec-startup-7f3a9c1e',
+  WEBHOOK_SECRET_PREVIOUS: 'whsec-previous-startup-2b8d',
+  RECEIVER_TOKENS: 'receiver-startup-6d1e8b2f,receiver-startup-second-91ac',
+  ERRTRACKER_CLIENT_SECRET: 'trk-client-startup-5e1c',
+  ERRTRACKER_API_BASE: 'https://trkuser:trkApiPw9@tracker.example',
+  ERRTRACKER_API_TOKEN: 'trk-api-startup-8d2f',
+  CHAT_BOT_TOKEN: '123456789:AAstartupBotTokenValue',
+  CHAT_CHAT_ID: '-100987654321',
+  CHAT_WEBHOOK_SECRET: 'chat-webhook-startup-4c7e',
+  CHAT_WHITELIST: '4242',
+  CONSOLE_TOKEN: 'console-startup-3a6b',
+  OPERATOR_KEYS: 'alice:operator-startup-key-6d1a',
+  ANALYZER: 'openai',
+  LLM_BASE_URL: 'https://llmuser:llmUrlPw7@llm.example/v1',
+  LLM_API_KEY: 'llm-api-startup-9f4e',
+  DATABASE_URL: 'postgres://app:s3cretPw@db.example:5432/alerts?schema=tenant_a',
+  REDIS_URL: 'redis://cacheuser:r3disPw@cache.example:6380/2',
+};
+const SECRET_VALUES = [
+  'whsec-startup-7f3a9c1e',
+  'whsec-previous-startup-2b8d',
+  'receiver-startup-6d1e8b2f',
+  'receiver-startup-second-91ac',
+  'trk-client-startup-5e1c',
+  'trkApiPw9',
+  'trk-api-startup-8d2f',
+  'AAstartupBotTokenValue',
+  'chat-webhook-startup-4c7e',
+  'console-startup-3a6b',
+  'operator-startup-key-6d1a',
+  'llmUrlPw7',
+  'llm-api-startup-9f4e',
+  's3cretPw',
+  'r3disPw',
+  // URL user names are credentials too.
+  'trkuser',
+  'llmuser',
+  'cacheuser',
+  'app:',
+];
+
+function summaryOf(env: Record<string, string>) {
+  return startupSummary(loadConfig({ DATA_DIR: dataDir, ...env }, dataDir), { address: ADDRESS });
+}
+
+describe('the start-up summary (issue 16)', () => {
+  it.each(['prod', 'development', 'staging'] as const)(
+    'in %s with no secret set, names every unset secret and what it means there',
+    (appEnv) => {
+      const { fields, lines, headline } = summaryOf({ APP_ENV: appEnv });
+      const expected = {
+        ...SHARED_MEANINGS,
+        ...UNSET_MEANINGS[appEnv === 'prod' ? 'prod' : 'other'],
+      };
+      const meanings = new Map(
+        fields.unset.flatMap(({ variables, meaning }) => variables.map((name) => [name, meaning])),
+      );
+      expect([...meanings.keys()].sort()).toEqual(Object.keys(expected).sort());
+      const text = lines.join('\n');
+      for (const [name, meaning] of Object.entries(expected)) {
+        expect(meanings.get(name), name).toMatch(meaning);
+        expect(text).toContain(name);
+        expect(headline).toContain(name);
+      }
+      expect(text).toContain(`APP_ENV=${appEnv}`);
+      expect(fields).toMatchObject({
+        mode: appEnv,
+        database: `SQLite ${dataDir}/app.db`,
+        jobs: 'SQL job queue in the database',
+        listen: ADDRESS,
+        console: `${ADDRESS}/console/`,
+        docs: `${ADDRESS}/docs`,
+      });
+      expect(fields.stream).toMatch(/^embedded, in the database/);
+      for (const value of Object.values(fields).filter((field) => typeof field === 'string')) {
+        expect(text).toContain(value);
+      }
+    },
+  );
+
+  it('names the chat settings that matter once a bot token is set', () => {
+    const { fields } = summaryOf({ CHAT_BOT_TOKEN: '1:token' });
+    const unset = fields.unset.map(({ variables }) => variables.join(','));
+    expect(unset).toEqual(expect.arrayContaining(['CHAT_CHAT_ID', 'CHAT_WHITELIST']));
+    expect(unset).not.toContain('CHAT_BOT_TOKEN');
+  });
+
+  it('with every secret set, contains no secret value and no password, and says all is set', () => {
+    for (const appEnv of ['prod', 'development']) {
+      const { fields, lines, headline } = summaryOf({ ...SECRETS, APP_ENV: appEnv });
+      expect(fields.unset).toEqual([]);
+      const everything = [JSON.stringify(fields), headline, ...lines].join('\n');
+      for (const secret of SECRET_VALUES) expect(everything).not.toContain(secret);
+      expect(lines.join('\n')).toContain('all set');
+      expect(fields.database).toBe('PostgreSQL db.example:5432/alerts, schema tenant_a');
+      expect(fields.stream).toContain('Redis cache.example:6380');
+      expect(fields.jobs).toBe('BullMQ on Redis cache.example:6380');
+      expect(fields.analyzer).toContain('https://llm.example');
+    }
+  });
+
+  it('tells when the console is not built', () => {
+    const config = loadConfig({ DATA_DIR: dataDir }, dataDir);
+    const { fields } = startupSummary(config, { address: ADDRESS, consoleBuilt: false });
+    expect(fields.console).toContain('npm run build:console');
+  });
+});
+
+describe('log output (issue 16)', () => {
+  it('is pretty through pino-pretty on a terminal, keeping the level and the redactions', () => {
+    const options = loggerOptions('debug', true);
+    expect(options.transport).toMatchObject({ target: 'pino-pretty' });
+    expect(options.level).toBe('debug');
+    expect(options.redact).toContain('req.headers.authorization');
+  });
+
+  it('is JSON (no transport) anywhere else', () => {
+    const options = loggerOptions('info', false);
+    expect(options.transport).toBeUndefined();
+    expect(options.redact).toContain('req.headers.authorization');
+  });
+});
