@@ -57,6 +57,14 @@ export const intakeComparisons: Comparison[] = [
     metric: 'cpu',
     target: 1.0,
   },
+  // The floor does only HMAC, JSON.parse and a reply: no service can spend less CPU per
+  // request in Fastify, so this bounds the converged CPU ratio from below.
+  {
+    label: 'CPU per request: Fastify floor ÷ Alertmanager (floor of the CPU ratio)',
+    numerator: 'fastify-floor',
+    denominator: 'alertmanager',
+    metric: 'cpu',
+  },
   {
     label: 'CPU per alert: converged distributed (incl. PG, Redis) ÷ Alertmanager',
     numerator: 'converged-distributed',
