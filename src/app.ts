@@ -20,7 +20,7 @@ import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
-import { receiverRoutes } from './features/intake/receiver-routes.js';
+import { RECEIVER_TOKEN_SCHEME, receiverRoutes } from './features/intake/receiver-routes.js';
 import { inventoryRoutes } from './features/inventory/inventory-routes.js';
 import { readbackRoutes } from './features/readbacks/readback-routes.js';
 import { operationLogRoutes } from './features/repair/operation-log-routes.js';
@@ -115,6 +115,15 @@ export async function buildApp(
         description: 'Signed webhooks, approvals, chat gateway, analysis tasks and readbacks.',
       },
       servers: [],
+      components: {
+        securitySchemes: {
+          [RECEIVER_TOKEN_SCHEME]: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'One of RECEIVER_TOKENS (CONTRACT, Native receivers).',
+          },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

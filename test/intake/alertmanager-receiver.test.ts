@@ -131,6 +131,63 @@ describe.each(backends())('POST /webhooks/alertmanager on %s', async (backend) =
     expect(broken.json().detail).toMatch(/^Request body is not valid JSON/);
   });
 
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['a vendor JSON type', 'application/vnd.alertmanager+json'],
+    ['a form type', 'application/x-www-form-urlencoded'],
+    ['no content type', undefined],
+  ])('reads the body as JSON whatever it declares: %s', async (_name, contentType) => {
+    const namespace = `type-${(contentType ?? 'none').replace(/[^a-z]/g, '')}`;
+    const response = await app.inject({
+      method: 'POST',
+      url: URL,
+      payload: JSON.stringify(alertmanagerBatch('AnyContentType', namespace)),
+      headers: {
+        authorization: 'Bearer first-receiver-token',
+        ...(contentType ? { 'content-type': contentType } : {}),
+      },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().results[0].status).toBe('created');
+    expect(await incidentsIn(namespace)).toHaveLength(1);
+  });
+
+  it.each([
+    ['an empty body', '', 'application/json', 'Request body is empty'],
+    ['no body and no content type', undefined, undefined, 'Request body is empty'],
+    ['text that is not JSON', 'alerts firing', 'text/plain', /^Request body is not valid JSON/],
+    [
+      'a body nested too deep',
+      `${'['.repeat(100)}${']'.repeat(100)}`,
+      'application/json',
+      /deeper than 64 levels/,
+    ],
+  ])('answers %s with a 400 naming the problem', async (_name, payload, contentType, detail) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: URL,
+      ...(payload === undefined ? {} : { payload }),
+      headers: {
+        authorization: 'Bearer first-receiver-token',
+        ...(contentType ? { 'content-type': contentType } : {}),
+      },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().detail).toMatch(detail);
+  });
+
+  it('documents the bearer token as an OpenAPI security scheme of this route only', async () => {
+    const document = (await app.inject('/openapi.json')).json();
+    expect(document.components.securitySchemes.receiverToken).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    const receiver = document.paths['/api/v1/webhooks/alertmanager'].post;
+    expect(receiver.security).toEqual([{ receiverToken: [] }]);
+    expect(Object.keys(receiver.responses)).toEqual(['200', '400', '401', '413', '422']);
+    expect(document.paths['/api/v1/webhooks/alerts'].post.security).toBeUndefined();
+  });
+
   it('does not open the signed webhook to a receiver token', async () => {
     const response = await postSigned(
       app,
@@ -151,6 +208,7 @@ describe('POST /webhooks/alertmanager without RECEIVER_TOKENS', () => {
       const response = await deliver(app, alertmanagerBatch('Unconfigured'), auth);
       expect(response.statusCode).toBe(401);
       expect(response.json()).toEqual({ detail: 'Receiver tokens are not configured' });
+      expect(response.headers['www-authenticate']).toBe('Bearer');
     }
   });
 

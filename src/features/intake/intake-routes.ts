@@ -18,7 +18,7 @@ import {
   SignalResponse,
   signalToStreamFields,
 } from './signal-schema.js';
-import { acceptSignedJson, verifySignedWebhook } from './signed-json.js';
+import { acceptJsonOfAnyType, verifySignedWebhook } from './signed-json.js';
 
 const ErrorBody = Type.Object({ detail: Type.String() });
 const signatureHeaders = Type.Object({
@@ -34,7 +34,7 @@ export async function intakeRoutes(
   { services, intake }: { services: Services; intake: AlertIntake },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
-  acceptSignedJson(app);
+  acceptJsonOfAnyType(app);
   app.addHook('preValidation', verifySignedWebhook(services));
   const { stream, metrics, clock } = services;
   const backlog = createSignalBacklog(services);
@@ -49,7 +49,9 @@ export async function intakeRoutes(
         body: SignalBody,
         response: {
           200: SignalResponse,
+          400: ErrorBody,
           401: ErrorBody,
+          413: ErrorBody,
           422: ErrorBody,
           500: ErrorBody,
           503: ErrorBody,
@@ -95,7 +97,13 @@ export async function intakeRoutes(
         tags: ['webhooks'],
         headers: signatureHeaders,
         body: AlertDeliveryBody,
-        response: { 200: AlertResponse, 401: ErrorBody, 422: ErrorBody },
+        response: {
+          200: AlertResponse,
+          400: ErrorBody,
+          401: ErrorBody,
+          413: ErrorBody,
+          422: ErrorBody,
+        },
       },
       validatorCompiler: validateLater,
     },

@@ -9,8 +9,12 @@ import { equalInConstantTime } from '../../support/constant-time.js';
 import { AlertDeliveryBody, acceptAlertDelivery, validateLater } from './alert-delivery.js';
 import type { AlertIntake } from './alert-intake.js';
 import { AlertResponse } from './alert-schema.js';
+import { acceptJsonOfAnyType, requireJsonBody } from './signed-json.js';
 
 const ErrorBody = Type.Object({ detail: Type.String() });
+
+/** The OpenAPI security scheme of this route, declared in app.ts's swagger options. */
+export const RECEIVER_TOKEN_SCHEME = 'receiverToken';
 
 /**
  * CONTRACT, Native receivers: `Authorization: Bearer <token>` with one of RECEIVER_TOKENS,
@@ -21,8 +25,9 @@ export function requireReceiverToken(config: Pick<Config, 'receiverTokens' | 'ap
   const tokens = config.receiverTokens ?? [];
   return async (request: FastifyRequest, reply: FastifyReply) => {
     if (tokens.length === 0) {
-      if (config.appEnv === 'prod') throw errors.receiverTokensMissing();
-      return;
+      if (config.appEnv !== 'prod') return;
+      reply.header('www-authenticate', 'Bearer');
+      throw errors.receiverTokensMissing();
     }
     const given = bearerToken(request.headers.authorization) ?? '';
     // Every token is compared, so the time taken does not tell which one came close.
@@ -42,6 +47,10 @@ export async function receiverRoutes(
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   // onRequest: a sender without the token is refused before its body is read.
   app.addHook('onRequest', requireReceiverToken(services.config));
+  // Alertmanager and Grafana send application/json, but the body is read as JSON whatever
+  // it declares, as on /webhooks/alerts, so both routes answer one body the same way.
+  acceptJsonOfAnyType(app);
+  app.addHook('preValidation', async (request) => requireJsonBody(request));
   app.post(
     '/webhooks/alertmanager',
     {
@@ -50,11 +59,15 @@ export async function receiverRoutes(
         description:
           'The bodies of `/webhooks/alerts`, with `Authorization: Bearer <token>` (one of `RECEIVER_TOKENS`) in place of a signature.',
         tags: ['webhooks'],
-        headers: Type.Object({
-          authorization: Type.Optional(Type.String({ description: 'Bearer <receiver token>' })),
-        }),
+        security: [{ [RECEIVER_TOKEN_SCHEME]: [] }],
         body: AlertDeliveryBody,
-        response: { 200: AlertResponse, 401: ErrorBody, 422: ErrorBody },
+        response: {
+          200: AlertResponse,
+          400: ErrorBody,
+          401: ErrorBody,
+          413: ErrorBody,
+          422: ErrorBody,
+        },
       },
       validatorCompiler: validateLater,
     },

@@ -23,10 +23,12 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 }
 
 /**
- * Keeps the raw body for signature checks, in the scope of the signed routes only. The
- * body is parsed here but a parse error is held back: the signature is checked first.
+ * Reads every body as JSON whatever its declared type (senders such as Alertmanager and
+ * signing proxies vary), keeping the raw bytes for signature checks, in the scope of the
+ * webhooks only. A parse error is held back until requireJsonBody: the signature or token
+ * is checked first.
  */
-export function acceptSignedJson(scope: FastifyInstance): void {
+export function acceptJsonOfAnyType(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (request, raw, done) => {
     request.rawBody = raw as Buffer;
@@ -66,7 +68,12 @@ export function verifySignedWebhook(services: Services) {
       const first = await once.claim('webhook-signature', verdict.replayKey, verdict.acceptableFor);
       if (!first) throw errors.hmacFailed(HMAC_REASONS.replayed);
     }
-    if (request.rawBody === undefined) throw errors.badBody(BODY_PROBLEMS.empty);
-    if (request.bodyParseError !== undefined) throw errors.badBody(request.bodyParseError);
+    requireJsonBody(request);
   };
+}
+
+/** The held-back body problem of acceptJsonOfAnyType, as a 400 naming it. */
+export function requireJsonBody(request: FastifyRequest): void {
+  if (request.rawBody === undefined) throw errors.badBody(BODY_PROBLEMS.empty);
+  if (request.bodyParseError !== undefined) throw errors.badBody(request.bodyParseError);
 }
