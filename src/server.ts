@@ -23,12 +23,17 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   const address = await app.listen({ port: config.port, host: config.host });
-  // Issue 16: the first lines tell a new user what the service runs with.
-  const consoleBuilt = fs.existsSync(path.join(consoleRoot(), 'index.html'));
-  const summary = startupSummary(config, { address, consoleBuilt });
-  // On a terminal, pino-pretty prints from a worker thread, so its lines may come after these.
-  if (terminal) process.stdout.write(`\n${summary.lines.join('\n')}\n\n`);
-  else app.log.info({ startup: summary.fields }, `started: ${summary.headline}`);
+  // Issue 16: the first lines tell a new user what the service runs with. Describing the
+  // start must never stop a service that is already listening.
+  try {
+    const consoleBuilt = fs.existsSync(path.join(consoleRoot(), 'index.html'));
+    const summary = startupSummary(config, { address, consoleBuilt, env: process.env });
+    // On a terminal, pino-pretty prints from a worker thread, so its lines may come after these.
+    if (terminal) process.stdout.write(`\n${summary.lines.join('\n')}\n\n`);
+    else app.log.info({ startup: summary.fields }, `started: ${summary.headline}`);
+  } catch (error) {
+    app.log.warn({ err: error, address }, 'started, but the start-up summary failed');
+  }
 }
 
 main().catch((error: Error) => {

@@ -28,14 +28,16 @@ export interface StartupFacts {
   address: string;
   /** False when `dist-console/` is missing: the console answers 503 until it is built. */
   consoleBuilt?: boolean;
+  /** Where the PostgreSQL driver takes what DATABASE_URL leaves out (process.env). */
+  env?: PostgresEnvironment;
 }
 
 /** The start-up summary of issue 16: what a new user needs to know from the first lines. */
 export function startupSummary(config: Config, facts: StartupFacts): StartupSummary {
-  const { address, consoleBuilt = true } = facts;
+  const { address, consoleBuilt = true, env = {} } = facts;
   const fields: StartupFields = {
     mode: config.appEnv,
-    database: describeDatabase(config),
+    database: describeDatabase(config, env),
     ...describeBackends(config),
     analyzer:
       config.analyzer === 'openai'
@@ -53,14 +55,43 @@ export function startupSummary(config: Config, facts: StartupFacts): StartupSumm
   return { fields, headline: headlineOf(fields), lines: linesOf(fields) };
 }
 
-function describeDatabase(config: Config): string {
+function describeDatabase(config: Config, env: PostgresEnvironment): string {
   const { database } = config;
-  if (database.kind === 'sqlite') return `SQLite ${database.file}`;
-  // Host, port and database name only: the URL may carry a user and a password.
-  const url = new URL(database.url);
-  const name = decodeURIComponent(url.pathname.slice(1)) || '(default database)';
+  if (database.kind === 'sqlite') {
+    // The file is opened by that exact name, but a query-like tail may hold a credential.
+    const query = database.file.indexOf('?');
+    return query === -1 ? `SQLite ${database.file}` : `SQLite ${database.file.slice(0, query)}?…`;
+  }
   const schema = database.schema ? `, schema ${database.schema}` : '';
-  return `PostgreSQL ${url.hostname || 'localhost'}:${url.port || '5432'}/${name}${schema}`;
+  return `PostgreSQL ${postgresEndpoint(database.url, env)}${schema}`;
+}
+
+/** libpq's defaults for what a URL leaves out. */
+export interface PostgresEnvironment {
+  PGHOST?: string;
+  PGPORT?: string;
+  PGDATABASE?: string;
+}
+
+/**
+ * Host, port and database name only, as the driver will use them: the URL may carry a
+ * user and a password. Only a URL with an authority (`postgres://`) is read; in any other
+ * form the path may hold the credentials, so nothing of it is shown.
+ */
+function postgresEndpoint(raw: string, env: PostgresEnvironment): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return '(see DATABASE_URL)';
+  }
+  if (!/^[a-z]+:\/\//i.test(raw)) return '(see DATABASE_URL)';
+  const query = url.searchParams;
+  const host = url.hostname || query.get('host') || env.PGHOST || 'localhost';
+  const port = url.port || query.get('port') || env.PGPORT || '5432';
+  // Shown as written (never decoded): decoding can throw, and the name is not a secret.
+  const name = url.pathname.slice(1) || env.PGDATABASE || '(default database)';
+  return `${host}:${port}/${name}`;
 }
 
 function describeBackends(config: Config): Pick<StartupFields, 'stream' | 'jobs'> {
@@ -70,11 +101,22 @@ function describeBackends(config: Config): Pick<StartupFields, 'stream' | 'jobs'
       jobs: 'SQL job queue in the database',
     };
   }
-  const url = new URL(config.redisUrl);
-  const tls = url.protocol === 'rediss:' ? ', TLS' : '';
   const prefix = config.redisKeyPrefix ? `, key prefix "${config.redisKeyPrefix}"` : '';
-  const redis = `Redis ${url.hostname}:${url.port || '6379'}${tls}${prefix}`;
+  const redis = `Redis ${redisEndpoint(config.redisUrl)}${prefix}`;
   return { stream: `Redis Streams and pub/sub on ${redis}`, jobs: `BullMQ on ${redis}` };
+}
+
+/** Host and port of REDIS_URL, never its user or password. */
+function redisEndpoint(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return '(see REDIS_URL)';
+  }
+  if (!/^[a-z]+:\/\//i.test(raw)) return '(see REDIS_URL)';
+  const tls = url.protocol === 'rediss:' ? ', TLS' : '';
+  return `${url.hostname || 'localhost'}:${url.port || '6379'}${tls}`;
 }
 
 /** Protocol, host and port of a URL, without any user, password, path or query. */

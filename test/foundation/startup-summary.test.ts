@@ -148,6 +148,56 @@ describe('the start-up summary (issue 16)', () => {
   });
 });
 
+describe('the database and Redis lines of the start-up summary', () => {
+  function databaseOf(databaseUrl: string, env: Record<string, string> = {}) {
+    const config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }, dataDir);
+    return startupSummary(config, { address: ADDRESS, env }).fields.database;
+  }
+
+  it.each([
+    'postgres:user:Pw1secret@db.example/app',
+    'postgres:/user:Pw1secret@db.example/app',
+    'postgresql:user:Pw1secret@db.example:5432/app',
+  ])('shows nothing of a URL without an authority, whose path may hold a password: %s', (url) => {
+    const shown = databaseOf(url);
+    expect(shown).toBe('PostgreSQL (see DATABASE_URL)');
+    expect(shown).not.toContain('Pw1secret');
+  });
+
+  it('shows a database name as written, never decoding it (a bad escape cannot throw)', () => {
+    expect(databaseOf('postgres://app:Pw1secret@db.example/app%ZZ')).toBe(
+      'PostgreSQL db.example:5432/app%ZZ',
+    );
+  });
+
+  it('takes host and port from the query, then PGHOST and PGPORT, as the driver does', () => {
+    expect(databaseOf('postgresql:///alerts?host=/var/run/postgresql&port=5433')).toBe(
+      'PostgreSQL /var/run/postgresql:5433/alerts',
+    );
+    expect(
+      databaseOf('postgres://', { PGHOST: 'pg.internal', PGPORT: '6432', PGDATABASE: 'ops' }),
+    ).toBe('PostgreSQL pg.internal:6432/ops');
+    expect(databaseOf('postgres:///alerts')).toBe('PostgreSQL localhost:5432/alerts');
+  });
+
+  it('shows a SQLite file without what follows a question mark', () => {
+    expect(databaseOf('sqlite:/var/lib/app.db?password=Pw1secret')).toBe(
+      'SQLite /var/lib/app.db?…',
+    );
+    expect(databaseOf('sqlite:/var/lib/app.db')).toBe('SQLite /var/lib/app.db');
+  });
+
+  it('shows nothing of a Redis URL without an authority', () => {
+    const config = loadConfig(
+      { DATA_DIR: dataDir, REDIS_URL: 'redis:user:Pw1secret@cache.example:6380' },
+      dataDir,
+    );
+    const { fields, lines } = startupSummary(config, { address: ADDRESS });
+    expect(fields.stream).toContain('Redis (see REDIS_URL)');
+    expect(lines.join('\n')).not.toContain('Pw1secret');
+  });
+});
+
 describe('log output (issue 16)', () => {
   it('is pretty through pino-pretty on a terminal, keeping the level and the redactions', () => {
     const options = loggerOptions('debug', true);
