@@ -31,6 +31,7 @@ export type VariableKind =
   | 'milliseconds'
   | 'operator keys'
   | 'comma list'
+  | 'bearer tokens'
   | 'time zone'
   | 'database url';
 
@@ -226,6 +227,31 @@ export function commaList<O extends VariableOptions>(name: string, options: O) {
       .map((entry) => entry.trim())
       .filter(Boolean),
   );
+}
+
+/**
+ * Comma-separated tokens a sender puts after `Authorization: Bearer `. An entry no request
+ * could carry (a space inside, a character outside printable ASCII, over 4096 characters)
+ * would never match, so it stops the start rather than failing every delivery quietly.
+ * The message names the entry's position, never its value.
+ */
+export function bearerTokens<O extends VariableOptions>(name: string, options: O) {
+  const schema = Type.Array(Type.String(), { description: options.description });
+  return variable(name, 'bearer tokens', schema, options, (raw) => {
+    const tokens = raw
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    tokens.forEach((token, index) => {
+      if (!/^[\x21-\x7e]{1,4096}$/.test(token)) {
+        throw new ConfigError(
+          name,
+          `token ${index + 1} must be 1 to 4096 printable ASCII characters with no space`,
+        );
+      }
+    });
+    return tokens;
+  });
 }
 
 /** An IANA zone this runtime's Intl knows. */

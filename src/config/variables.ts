@@ -1,5 +1,6 @@
 import { databaseUrl } from './database-url.js';
 import {
+  bearerTokens,
   commaList,
   flag,
   localPath,
@@ -84,9 +85,9 @@ export const configVariables = {
     description: 'during a rotation, signatures by this key are accepted too',
   }),
   /** CONTRACT, Native receivers: bearer tokens of `POST /webhooks/alertmanager`. */
-  receiverTokens: commaList('RECEIVER_TOKENS', {
+  receiverTokens: bearerTokens('RECEIVER_TOKENS', {
     description:
-      'comma-separated bearer tokens accepted by `/webhooks/alertmanager`; unset in `prod`, that receiver refuses every delivery',
+      'comma-separated bearer tokens accepted by `/webhooks/alertmanager`, each up to 4096 printable ASCII characters with no space; unset in `prod`, that receiver refuses every delivery',
   }),
   errtrackerClientSecret: text('ERRTRACKER_CLIENT_SECRET', {
     description: 'HMAC key for `errtracker-hook-signature`',

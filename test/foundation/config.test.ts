@@ -109,6 +109,20 @@ describe('configuration (CONTRACT, Configuration)', () => {
       'DATABASE_URL: schema must be a lower-case identifier',
     ],
     [{ OPERATOR_KEYS: 'alice:' }, 'OPERATOR_KEYS: must be id1:key1,id2:key2'],
+    // A receiver token no Authorization header could carry never matches: refused at start,
+    // named by its position only (the value is a secret).
+    [
+      { RECEIVER_TOKENS: 'good-token,has space' },
+      'RECEIVER_TOKENS: token 2 must be 1 to 4096 printable ASCII characters with no space',
+    ],
+    [
+      { RECEIVER_TOKENS: 'tökén' },
+      'RECEIVER_TOKENS: token 1 must be 1 to 4096 printable ASCII characters with no space',
+    ],
+    [
+      { RECEIVER_TOKENS: `ok,ok,${'x'.repeat(4097)}` },
+      'RECEIVER_TOKENS: token 3 must be 1 to 4096 printable ASCII characters with no space',
+    ],
     [{ DISPLAY_TZ: 'Mars/Olympus' }, 'DISPLAY_TZ: is not a known time zone: "Mars/Olympus"'],
     [
       { ANALYSIS_MAX_IN_FLIGHT: '0' },
@@ -135,6 +149,12 @@ describe('configuration (CONTRACT, Configuration)', () => {
     ],
   ])('words %j as %s', (env, message) => {
     expect(problemOf(env)).toBe(message);
+  });
+
+  it('takes receiver tokens of any printable ASCII up to 4096 characters', () => {
+    const longest = 'x'.repeat(4096);
+    const config = loadConfig({ RECEIVER_TOKENS: ` a+/=~._-9 , ${longest} ,` }, '/srv');
+    expect(config.receiverTokens).toEqual(['a+/=~._-9', longest]);
   });
 
   it('treats blank as unset and trims values', () => {
