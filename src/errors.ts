@@ -39,6 +39,11 @@ export const errors = {
     new HttpError(413, `Request body is larger than the limit of ${limitBytes} bytes`),
   unsupportedMediaType: (type: string) =>
     new HttpError(415, `Unsupported content type: ${type}; send application/json`),
+  unsupportedContentEncoding: (coding: string) =>
+    new HttpError(
+      415,
+      `Unsupported content encoding: ${coding.slice(0, 64)}; send the body uncompressed`,
+    ),
   notFound: (what: string, id: string) => new HttpError(404, `${what} not found: ${id}`),
   routeNotFound: (method: string, url: string) =>
     new HttpError(404, `No route for ${method} ${url}`),

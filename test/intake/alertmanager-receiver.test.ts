@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 
@@ -136,6 +137,8 @@ describe.each(backends())('POST /webhooks/alertmanager on %s', async (backend) =
     ['a vendor JSON type', 'application/vnd.alertmanager+json'],
     ['a form type', 'application/x-www-form-urlencoded'],
     ['no content type', undefined],
+    ['a malformed type', 'a/b/c;;;'],
+    ['a type with a charset', 'application/json; charset=utf-8'],
   ])('reads the body as JSON whatever it declares: %s', async (_name, contentType) => {
     const namespace = `type-${(contentType ?? 'none').replace(/[^a-z]/g, '')}`;
     const response = await app.inject({
@@ -176,6 +179,32 @@ describe.each(backends())('POST /webhooks/alertmanager on %s', async (backend) =
     expect(response.json().detail).toMatch(detail);
   });
 
+  it('refuses a compressed body by name (415), and takes one marked identity', async () => {
+    const payload = JSON.stringify(alertmanagerBatch('Encoded', 'encoding'));
+    const headers = {
+      authorization: 'Bearer first-receiver-token',
+      'content-type': 'application/json',
+    };
+    const gzipped = await app.inject({
+      method: 'POST',
+      url: URL,
+      payload: gzipSync(payload),
+      headers: { ...headers, 'content-encoding': 'gzip' },
+    });
+    expect(gzipped.statusCode).toBe(415);
+    expect(gzipped.json()).toEqual({
+      detail: 'Unsupported content encoding: gzip; send the body uncompressed',
+    });
+    expect(await incidentsIn('encoding')).toHaveLength(0);
+    const identity = await app.inject({
+      method: 'POST',
+      url: URL,
+      payload,
+      headers: { ...headers, 'content-encoding': 'identity' },
+    });
+    expect(identity.statusCode).toBe(200);
+  });
+
   it('documents the bearer token as an OpenAPI security scheme of this route only', async () => {
     const document = (await app.inject('/openapi.json')).json();
     expect(document.components.securitySchemes.receiverToken).toMatchObject({
@@ -184,7 +213,7 @@ describe.each(backends())('POST /webhooks/alertmanager on %s', async (backend) =
     });
     const receiver = document.paths['/api/v1/webhooks/alertmanager'].post;
     expect(receiver.security).toEqual([{ receiverToken: [] }]);
-    expect(Object.keys(receiver.responses)).toEqual(['200', '400', '401', '413', '422']);
+    expect(Object.keys(receiver.responses)).toEqual(['200', '400', '401', '413', '415', '422']);
     expect(document.paths['/api/v1/webhooks/alerts'].post.security).toBeUndefined();
   });
 

@@ -59,6 +59,22 @@ describe('signed webhooks (spec, Authentication)', async () => {
     expect(signed.json().detail).toMatch(/^Request body is not valid JSON/);
   });
 
+  it.each(['/api/v1/webhooks/signals', '/api/v1/webhooks/alerts'])(
+    'reads a signed %s body as JSON whatever its type; a compressed one is 415',
+    async (url) => {
+      const body = url.endsWith('signals') ? signal : { alert_name: 'AnyContentType' };
+      for (const type of ['a/b/c;;;', 'text/plain', 'application/json; charset=utf-8']) {
+        const response = await postSigned(app, url, body, SECRET, { 'content-type': type });
+        expect(response.statusCode).toBe(200);
+      }
+      const gzipped = await postSigned(app, url, body, SECRET, { 'content-encoding': 'gzip' });
+      expect(gzipped.statusCode).toBe(415);
+      expect(gzipped.json().detail).toBe(
+        'Unsupported content encoding: gzip; send the body uncompressed',
+      );
+    },
+  );
+
   it('upper-case hex signatures are accepted', async () => {
     const body = JSON.stringify(signal);
     const hex = signBody(SECRET, body).slice('sha256='.length).toUpperCase();

@@ -66,6 +66,7 @@ export async function receiverRoutes(
           400: ErrorBody,
           401: ErrorBody,
           413: ErrorBody,
+          415: ErrorBody,
           422: ErrorBody,
         },
       },

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BODY_PROBLEMS, errors, HMAC_REASONS } from '../../errors.js';
-import { parseJsonBody } from '../../http/json-body.js';
+import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
 import { type TimestampTolerance, verifyWebhookSignature } from './webhook-signature.js';
 
@@ -24,18 +24,17 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 
 /**
  * Reads every body as JSON whatever its declared type (senders such as Alertmanager and
- * signing proxies vary), keeping the raw bytes for signature checks, in the scope of the
- * webhooks only. A parse error is held back until requireJsonBody: the signature or token
- * is checked first.
+ * signing proxies vary, and a malformed type is no reason to refuse), keeping the raw bytes
+ * for signature checks, in the scope of the webhooks only. A parse error is held back until
+ * requireJsonBody: the signature or token is checked first.
  */
 export function acceptJsonOfAnyType(scope: FastifyInstance): void {
-  scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (request, raw, done) => {
-    request.rawBody = raw as Buffer;
-    const parsed = parseJsonBody(request.rawBody);
-    if (parsed.ok) return done(null, parsed.value);
+  acceptAnyBody(scope, (request, raw) => {
+    request.rawBody = raw;
+    const parsed = parseJsonBody(raw);
+    if (parsed.ok) return parsed.value;
     request.bodyParseError = parsed.problem;
-    done(null, undefined);
+    return undefined;
   });
 }
 
@@ -72,8 +71,15 @@ export function verifySignedWebhook(services: Services) {
   };
 }
 
-/** The held-back body problem of acceptJsonOfAnyType, as a 400 naming it. */
+/**
+ * The held-back body problem of acceptJsonOfAnyType, as a 400 naming it. A compressed body
+ * is refused by name (415) rather than read as bytes that are not UTF-8.
+ */
 export function requireJsonBody(request: FastifyRequest): void {
+  const coding = headerValue(request, 'content-encoding')?.trim();
+  if (coding && coding.toLowerCase() !== 'identity') {
+    throw errors.unsupportedContentEncoding(coding);
+  }
   if (request.rawBody === undefined) throw errors.badBody(BODY_PROBLEMS.empty);
   if (request.bodyParseError !== undefined) throw errors.badBody(request.bodyParseError);
 }
