@@ -238,19 +238,16 @@ export function commaList<O extends VariableOptions>(name: string, options: O) {
 export function bearerTokens<O extends VariableOptions>(name: string, options: O) {
   const schema = Type.Array(Type.String(), { description: options.description });
   return variable(name, 'bearer tokens', schema, options, (raw) => {
-    const tokens = raw
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
-    tokens.forEach((token, index) => {
-      if (!/^[\x21-\x7e]{1,4096}$/.test(token)) {
+    const entries = raw.split(',').map((entry) => entry.trim());
+    entries.forEach((token, index) => {
+      if (token !== '' && !/^[\x21-\x7e]{1,4096}$/.test(token)) {
         throw new ConfigError(
           name,
-          `token ${index + 1} must be 1 to 4096 printable ASCII characters with no space`,
+          `entry ${index + 1} must be 1 to 4096 printable ASCII characters with no space`,
         );
       }
     });
-    return tokens;
+    return entries.filter(Boolean);
   });
 }
 

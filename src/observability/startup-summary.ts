@@ -59,8 +59,10 @@ function describeDatabase(config: Config, env: PostgresEnvironment): string {
   const { database } = config;
   if (database.kind === 'sqlite') {
     // The file is opened by that exact name, but a query-like tail may hold a credential.
-    const query = database.file.indexOf('?');
-    return query === -1 ? `SQLite ${database.file}` : `SQLite ${database.file.slice(0, query)}?…`;
+    // A credential-like `@` hides the name; a query or fragment-like tail is cut.
+    if (database.file.includes('@')) return 'SQLite (see DATABASE_URL)';
+    const tail = database.file.search(/[?#]/);
+    return tail === -1 ? `SQLite ${database.file}` : `SQLite ${database.file.slice(0, tail)}…`;
   }
   const schema = database.schema ? `, schema ${database.schema}` : '';
   return `PostgreSQL ${postgresEndpoint(database.url, env)}${schema}`;
@@ -85,10 +87,11 @@ function postgresEndpoint(raw: string, env: PostgresEnvironment): string {
   } catch {
     return '(see DATABASE_URL)';
   }
-  if (!/^[a-z]+:\/\//i.test(raw)) return '(see DATABASE_URL)';
+  if (!hasPlainAuthority(raw, url)) return '(see DATABASE_URL)';
+  // The driver lets `?host=` and `?port=` win over the URL's own.
   const query = url.searchParams;
-  const host = url.hostname || query.get('host') || env.PGHOST || 'localhost';
-  const port = url.port || query.get('port') || env.PGPORT || '5432';
+  const host = query.get('host') || decoded(url.hostname) || env.PGHOST || 'localhost';
+  const port = query.get('port') || url.port || env.PGPORT || '5432';
   // Shown as written (never decoded): decoding can throw, and the name is not a secret.
   const name = url.pathname.slice(1) || env.PGDATABASE || '(default database)';
   return `${host}:${port}/${name}`;
@@ -106,6 +109,24 @@ function describeBackends(config: Config): Pick<StartupFields, 'stream' | 'jobs'
   return { stream: `Redis Streams and pub/sub on ${redis}`, jobs: `BullMQ on ${redis}` };
 }
 
+/**
+ * Whether the URL has an authority (`scheme://`) that holds any user and password whole.
+ * An unencoded `/` in a password ends the authority early and pushes the rest of the
+ * credential into the path, where a stray `@` gives it away.
+ */
+function hasPlainAuthority(raw: string, url: URL): boolean {
+  if (!/^[a-z]+:\/\//i.test(raw)) return false;
+  return !`${url.pathname}${url.search}${url.hash}`.includes('@');
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /** Host and port of REDIS_URL, never its user or password. */
 function redisEndpoint(raw: string): string {
   let url: URL;
@@ -114,7 +135,7 @@ function redisEndpoint(raw: string): string {
   } catch {
     return '(see REDIS_URL)';
   }
-  if (!/^[a-z]+:\/\//i.test(raw)) return '(see REDIS_URL)';
+  if (!hasPlainAuthority(raw, url)) return '(see REDIS_URL)';
   const tls = url.protocol === 'rediss:' ? ', TLS' : '';
   return `${url.hostname || 'localhost'}:${url.port || '6379'}${tls}`;
 }

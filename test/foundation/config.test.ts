@@ -113,15 +113,19 @@ describe('configuration (CONTRACT, Configuration)', () => {
     // named by its position only (the value is a secret).
     [
       { RECEIVER_TOKENS: 'good-token,has space' },
-      'RECEIVER_TOKENS: token 2 must be 1 to 4096 printable ASCII characters with no space',
+      'RECEIVER_TOKENS: entry 2 must be 1 to 4096 printable ASCII characters with no space',
+    ],
+    [
+      { RECEIVER_TOKENS: 'a,,b has-a-space' },
+      'RECEIVER_TOKENS: entry 3 must be 1 to 4096 printable ASCII characters with no space',
     ],
     [
       { RECEIVER_TOKENS: 'tökén' },
-      'RECEIVER_TOKENS: token 1 must be 1 to 4096 printable ASCII characters with no space',
+      'RECEIVER_TOKENS: entry 1 must be 1 to 4096 printable ASCII characters with no space',
     ],
     [
       { RECEIVER_TOKENS: `ok,ok,${'x'.repeat(4097)}` },
-      'RECEIVER_TOKENS: token 3 must be 1 to 4096 printable ASCII characters with no space',
+      'RECEIVER_TOKENS: entry 3 must be 1 to 4096 printable ASCII characters with no space',
     ],
     [{ DISPLAY_TZ: 'Mars/Olympus' }, 'DISPLAY_TZ: is not a known time zone: "Mars/Olympus"'],
     [

@@ -178,23 +178,35 @@ describe('the database and Redis lines of the start-up summary', () => {
       databaseOf('postgres://', { PGHOST: 'pg.internal', PGPORT: '6432', PGDATABASE: 'ops' }),
     ).toBe('PostgreSQL pg.internal:6432/ops');
     expect(databaseOf('postgres:///alerts')).toBe('PostgreSQL localhost:5432/alerts');
+    expect(databaseOf('postgres://a.example:5432/db?host=b.example&port=6000')).toBe(
+      'PostgreSQL b.example:6000/db',
+    );
+  });
+
+  it.each([
+    ['postgres://app:1234/5678@db.example/app', 'DATABASE_URL'],
+    ['postgres://app:5432/secret@db.example:5432/app', 'DATABASE_URL'],
+  ])('shows nothing of %s, whose unencoded / splits the password into the path', (url) => {
+    const shown = databaseOf(url);
+    expect(shown).toBe('PostgreSQL (see DATABASE_URL)');
+    expect(shown).not.toMatch(/5678|secret|app:/);
   });
 
   it('shows a SQLite file without what follows a question mark', () => {
-    expect(databaseOf('sqlite:/var/lib/app.db?password=Pw1secret')).toBe(
-      'SQLite /var/lib/app.db?…',
-    );
+    expect(databaseOf('sqlite:/var/lib/app.db?password=Pw1secret')).toBe('SQLite /var/lib/app.db…');
+    expect(databaseOf('sqlite:/var/lib/app.db#Pw1secret')).toBe('SQLite /var/lib/app.db…');
+    expect(databaseOf('sqlite://user:Pw1secret@host/x.db')).toBe('SQLite (see DATABASE_URL)');
     expect(databaseOf('sqlite:/var/lib/app.db')).toBe('SQLite /var/lib/app.db');
   });
 
-  it('shows nothing of a Redis URL without an authority', () => {
-    const config = loadConfig(
-      { DATA_DIR: dataDir, REDIS_URL: 'redis:user:Pw1secret@cache.example:6380' },
-      dataDir,
-    );
+  it.each([
+    'redis:user:Pw1secret@cache.example:6380',
+    'redis://user:1234/Pw1secret@cache.example:6380/0',
+  ])('shows nothing of a Redis URL that does not hold its credentials whole: %s', (url) => {
+    const config = loadConfig({ DATA_DIR: dataDir, REDIS_URL: url }, dataDir);
     const { fields, lines } = startupSummary(config, { address: ADDRESS });
     expect(fields.stream).toContain('Redis (see REDIS_URL)');
-    expect(lines.join('\n')).not.toContain('Pw1secret');
+    expect(lines.join('\n')).not.toMatch(/Pw1secret|user/);
   });
 });
 
