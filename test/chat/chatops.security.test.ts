@@ -145,13 +145,18 @@ describe('chat webhook without a secret', () => {
     expect(response.statusCode).toBe(200);
   });
 
-  it('other environments warn at start', async () => {
+  it('other environments say so in the start-up summary, once', async () => {
     const server = await startServerProcess({
       PORT: '0',
       DATA_DIR: tempDir(),
       APP_ENV: 'development',
     });
-    expect(server.output()).toContain('CHAT_WEBHOOK_SECRET is not set');
+    await expect.poll(() => server.output(), { timeout: 10_000 }).toContain('"msg":"started: ');
+    const output = server.output();
+    expect(output).toMatch(
+      /"variables":\["CHAT_WEBHOOK_SECRET"\],"meaning":"POST \/api\/v1\/chatops\/webhook takes chat updates from anyone/,
+    );
+    expect(output.match(/CHAT_WEBHOOK_SECRET/g)).toHaveLength(2); // the headline and the entry
     server.child.kill('SIGKILL');
   });
 

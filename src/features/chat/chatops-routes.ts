@@ -95,13 +95,6 @@ export async function chatopsRoutes(untyped: FastifyInstance, options: ChatopsOp
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { services, cards, callbacks } = options;
   const { config } = services;
-  if (!config.chatWebhookSecret && config.appEnv !== 'prod') {
-    services.log.warn(
-      'CHAT_WEBHOOK_SECRET is not set: POST /api/v1/chatops/webhook takes chat updates from ' +
-        'anyone who can reach it. Set it to the secret_token given to setWebhook (prod refuses ' +
-        'every delivery without it).',
-    );
-  }
   // spec: the webhook answers HTTP 200 always, so even an unreadable body (or one too deep
   // to walk safely, or with a content type that does not parse) is an update without a
   // callback_query.
