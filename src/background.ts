@@ -32,7 +32,7 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
   const { services, cards } = callbacks;
   const { config, jobs, chat } = services;
   registerErrtrackerWorkers(services, cards);
-  registerIncidentWorkers(services, cards);
+  registerIncidentWorkers(services, cards, repair);
   registerRepairWorkers(services, repair);
   const analysis = startAnalysisWork(services);
   await jobs.start();

@@ -49,6 +49,32 @@ async function followedUp(app: FastifyInstance, approvalId: string) {
 }
 
 describe.each(backends())("an incident's follow-up on %s", (backend) => {
+  it('evaluates a dry run inside the follow-up job, once, with no job of its own', async () => {
+    const { app } = await buildTestApp({ backend, env });
+    const { approval_id: approvalId, incident_id: incidentId } = (
+      await postSigned(app, URL, crashLoop())
+    ).json();
+    await followedUp(app, approvalId);
+    const rows = await app.services.store.db
+      .selectFrom('outbox')
+      .select(['job_id', 'completed_at'])
+      .where('job_id', 'in', [`analyze-${incidentId}`, `repair-evaluate-${approvalId}`])
+      .execute();
+    expect(rows.map((row) => row.job_id)).toEqual([`analyze-${incidentId}`]);
+    await waitFor(
+      async () => {
+        const row = await app.services.store.db
+          .selectFrom('outbox')
+          .select('completed_at')
+          .where('job_id', '=', `analyze-${incidentId}`)
+          .executeTakeFirstOrThrow();
+        return row.completed_at !== null ? true : undefined;
+      },
+      { what: 'the follow-up job reporting completion' },
+    );
+    expect(await triggeredEntries(app, approvalId)).toHaveLength(1);
+  });
+
   it('is relayed once the queue that refused it is back', async () => {
     const { app } = await buildTestApp({ backend, env });
     const refused = refuseEnqueues(app);

@@ -108,5 +108,12 @@ describe('auto-repair after an alert opens an approval', () => {
     ]);
     const [completed] = await logOf(app, created.approval_id, 'EXECUTION_COMPLETED');
     expect(completed).toMatchObject({ actor: 'auto-repair', success: true });
+    // A real executor may wait on the cluster: its evaluation is a durable job of its own.
+    const evaluation = await app.services.store.db
+      .selectFrom('outbox')
+      .select(['job_name', 'completed_at'])
+      .where('job_id', '=', `repair-evaluate-${created.approval_id}`)
+      .executeTakeFirst();
+    expect(evaluation?.job_name).toBe('repair.evaluate');
   });
 });

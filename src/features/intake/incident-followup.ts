@@ -5,7 +5,8 @@ import { riskForSeverity } from '../approvals/approval-records.js';
 import { sentCardsOfApproval } from '../chat/card-records.js';
 import type { CardSender } from '../chat/card-types.js';
 import { addFollowUpJobs, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
-import { createEvaluationScheduler } from '../repair/repair-jobs.js';
+import type { RepairDeps } from '../repair/auto-repair.js';
+import { createRepairEvaluator } from '../repair/repair-jobs.js';
 import { findIncident } from './incident-records.js';
 
 /**
@@ -51,13 +52,14 @@ export function createFollowUpRelay(services: Services): (incidentId: string) =>
 /**
  * What happens after an incident is created, in order:
  * 1. its approval card goes to the chat (chat/card-sender.ts);
- * 2. auto-repair is evaluated for its approval (repair/repair-jobs.ts → auto-repair.ts).
+ * 2. auto-repair is evaluated for its approval (repair/repair-jobs.ts → auto-repair.ts):
+ *    in this job for the dry run, as a job of its own for an executor that changes state.
  * Model analysis is not started here: the spec runs it only when asked (`POST /agents/analyze`).
  */
 export async function followNewIncident(
   services: Services,
   cards: CardSender,
-  scheduleEvaluation: (approvalId: string) => Promise<void>,
+  evaluateRepair: (approvalId: string) => Promise<void>,
   incidentId: string,
 ): Promise<void> {
   const { store, log } = services;
@@ -70,7 +72,9 @@ export async function followNewIncident(
   const approvalId = incident.approval_id;
   // A retry (the evaluation's enqueue failed, or the process died after the card) does not
   // send a second card: the card already in the chat is the record that this step was done.
-  const carded = (await sentCardsOfApproval(store.db, approvalId)).length > 0;
+  // Without a chat there is no card to send, nor one to look for.
+  const carded =
+    !services.chat.configured || (await sentCardsOfApproval(store.db, approvalId)).length > 0;
   if (!carded) {
     try {
       await cards.push({
@@ -89,17 +93,20 @@ export async function followNewIncident(
       log.error({ err: error, incidentId }, 'approval card not sent');
     }
   }
-  // The evaluation is the next durable step: its own outbox row, completed by its own job.
-  await scheduleEvaluation(approvalId);
+  // Evaluated here, or handed on as a durable job of its own (repair-jobs.ts).
+  await evaluateRepair(approvalId);
   await completeFollowUpJob(services, followUpJobId(incidentId));
 }
 
-export function registerIncidentWorkers(services: Services, cards: CardSender): void {
-  const scheduleEvaluation = createEvaluationScheduler(services);
+export function registerIncidentWorkers(
+  services: Services,
+  cards: CardSender,
+  repair: RepairDeps,
+): void {
+  const evaluateRepair = createRepairEvaluator(services, repair);
   services.jobs.process(
     INCIDENT_FOLLOW_UP_JOB,
-    (payload) =>
-      followNewIncident(services, cards, scheduleEvaluation, String(payload.incident_id)),
+    (payload) => followNewIncident(services, cards, evaluateRepair, String(payload.incident_id)),
     FOLLOW_UP_CONCURRENCY,
   );
 }

@@ -108,13 +108,22 @@ function evaluationJob(approvalId: string) {
 
 /**
  * For a job that owes several approvals their evaluation (incident follow-ups running side
- * by side): evaluations asked for in the same tick are committed in one transaction and
- * relayed together. Settles once committed; relaying never throws (the background relay
- * retries a refused one).
+ * by side). An executor that changes nothing (the dry run) makes an evaluation a few
+ * statements, so it runs inside the calling job: the job's own retry stands in for a durable
+ * job of its own (an evaluation happens at most once, whoever repeats it). A real executor
+ * may wait on the cluster for minutes, so its evaluations are durable jobs of their own:
+ * asked for in the same tick, they are committed in one transaction and relayed together.
+ * Settles once evaluated or committed; relaying never throws (the background relay retries).
  */
-export function createEvaluationScheduler(
+export function createRepairEvaluator(
   services: Services,
+  deps: RepairDeps,
 ): (approvalId: string) => Promise<void> {
+  if (!deps.executor.changesState) {
+    return async (approvalId) => {
+      await evaluateAutoRepair(services, deps, approvalId);
+    };
+  }
   const { store, clock } = services;
   const scheduled = groupCommit<string>(async (approvalIds) => {
     const distinct = [...new Set(approvalIds)];
