@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
+import { unindexed } from '../../support/unindexed.js';
 
 /**
  * Row operations of the embedded job queue. Every state change is one guarded UPDATE, so
@@ -151,8 +152,8 @@ export function claimQueuedJobs(
       updated_at: now,
     }))
     .where('id', 'in', ids)
-    .where('name', '=', name)
-    .where('status', '=', QUEUED)
+    .where(unindexed('name'), '=', name)
+    .where(unindexed('status'), '=', QUEUED)
     .where('run_after', '<=', now)
     .returningAll()
     .execute();

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../ports/store.js';
+import { unindexed } from '../../support/unindexed.js';
 
 /**
  * The `outbox` table's one module. A row is a job committed together with the record it
@@ -66,7 +67,7 @@ export async function claimOutboxRows(
     .updateTable('outbox')
     .set({ relay_after: leaseUntil })
     .where('job_id', 'in', jobIds)
-    .where('completed_at', 'is', null)
+    .where(unindexed('completed_at'), 'is', null)
     .where('relay_after', '<=', realNow)
     .returning(['job_id', 'job_name', 'payload', 'attempts', 'last_error'])
     .execute();
@@ -97,7 +98,7 @@ export async function markOutboxRelayed(
     .updateTable('outbox')
     .set((eb) => ({ relayed_at: now, relay_after: recheckAt, attempts: eb('attempts', '+', 1) }))
     .where('job_id', 'in', jobIds)
-    .where('completed_at', 'is', null)
+    .where(unindexed('completed_at'), 'is', null)
     .execute();
 }
 
@@ -127,7 +128,7 @@ export async function markOutboxCompleted(
     .updateTable('outbox')
     .set({ completed_at: now })
     .where('job_id', 'in', jobIds)
-    .where('completed_at', 'is', null)
+    .where(unindexed('completed_at'), 'is', null)
     .execute();
 }
 
