@@ -77,15 +77,17 @@ export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<void>
 }
 
 /**
- * Jobs of `name` that are due, or whose lease ran out while running (their process died).
- * Two queries, each a range of the (name, status, run_after) index: one with an OR would
- * read every job of the name and sort them, which grows with a backlog.
+ * Jobs of `name` that are due, and with `withAbandoned` those whose lease ran out while
+ * running (their process died). Two queries, each a range of the (name, status, run_after)
+ * index: one with an OR would read every job of the name and sort them, which grows with a
+ * backlog.
  */
 export async function findDue(
   db: Db,
   name: string,
   now: number,
   limit: number,
+  withAbandoned = true,
 ): Promise<Candidate[]> {
   const columns = ['id', 'status', 'locked_until', 'attempts_made', 'max_attempts'] as const;
   const due = await db
@@ -97,6 +99,7 @@ export async function findDue(
     .orderBy('run_after')
     .limit(limit)
     .execute();
+  if (!withAbandoned) return due;
   const abandoned = await db
     .selectFrom('jobs')
     .select(columns)

@@ -87,38 +87,49 @@ export function createSqlJobs(
       return recorded;
     }),
   );
-  // One claim pass at a time; a wake-up during a pass makes it go round once more.
+  // One claim pass at a time; a wake-up during a pass makes it go round once more. An
+  // enqueue or a finished run wakes its own job name only; the poll looks at every name,
+  // and is the one to find runs whose process died (only time can reveal those).
   let pass: Promise<void> | undefined;
-  let again = false;
+  const wokenNames = new Set<string>();
+  let pollDue = false;
 
-  function wake(): void {
+  function wake(name?: string): void {
     if (!started || closing) return;
-    if (pass) {
-      again = true;
-      return;
-    }
-    pass = claimPasses().finally(() => {
+    if (name === undefined) pollDue = true;
+    else wokenNames.add(name);
+    pass ??= claimPasses().finally(() => {
       pass = undefined;
     });
   }
 
   async function claimPasses(): Promise<void> {
-    do {
-      again = false;
+    while ((pollDue || wokenNames.size > 0) && !closing) {
+      const poll = pollDue;
+      const names = poll ? [...registrations.keys()] : [...wokenNames];
+      pollDue = false;
+      wokenNames.clear();
       try {
         await sweepIfDue();
-        for (const [name, registration] of registrations) await claimFor(name, registration);
+        for (const name of names) {
+          const registration = registrations.get(name);
+          if (registration) await claimFor(name, registration, poll);
+        }
       } catch (error) {
         log.error({ err: error }, 'jobs: claiming failed; retrying on the next poll');
       }
-    } while (again && !closing);
+    }
   }
 
-  async function claimFor(name: string, registration: Registration): Promise<void> {
+  async function claimFor(
+    name: string,
+    registration: Registration,
+    withAbandoned: boolean,
+  ): Promise<void> {
     const free = registration.concurrency - registration.active;
     if (free <= 0 || closing) return;
     const now = clock.now();
-    const found = await findDue(db, name, now, free);
+    const found = await findDue(db, name, now, free, withAbandoned);
     // Queued jobs are taken together, in one statement; a backlog costs a claim per batch.
     const queued = found.filter((seen) => seen.status === QUEUED).map((seen) => seen.id);
     // Claimed even if closing began meanwhile: close() waits for this pass, then for them.
@@ -144,7 +155,9 @@ export function createSqlJobs(
       // Claim again once a quarter of the slots are free (or all are): one claim statement
       // for several jobs, rather than a claim after every job. The poller covers the rest.
       const free = registration.concurrency - registration.active;
-      if (registration.active === 0 || free >= Math.ceil(registration.concurrency / 4)) wake();
+      if (registration.active === 0 || free >= Math.ceil(registration.concurrency / 4)) {
+        wake(job.name);
+      }
     });
     running.add(run);
   }
@@ -219,21 +232,21 @@ export function createSqlJobs(
         maxAttempts,
         now: clock.now(),
       });
-      wake();
+      wake(name);
       return id;
     },
 
     process(name: string, handler: JobHandler, concurrency: number) {
       if (registrations.has(name)) throw new Error(`jobs: a handler for ${name} already exists`);
       registrations.set(name, { handler, concurrency: Math.max(1, concurrency), active: 0 });
-      wake();
+      wake(name);
     },
 
     async start() {
       if (started || closing) return;
       started = true;
       // Not unref'd: like BullMQ's workers, the poller keeps a worker-only process alive.
-      poller = setInterval(wake, pollMs);
+      poller = setInterval(() => wake(), pollMs);
       wake();
     },
 
