@@ -155,8 +155,8 @@ export function claimQueuedJobs(
       updated_at: now,
     }))
     .where('id', 'in', ids)
-    .where(unindexed('name'), '=', name)
-    .where(unindexed('status'), '=', QUEUED)
+    .where(unindexed(db, 'name'), '=', name)
+    .where(unindexed(db, 'status'), '=', QUEUED)
     .where('run_after', '<=', now)
     .returningAll()
     .execute();

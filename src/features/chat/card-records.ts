@@ -88,6 +88,20 @@ export async function consumeCardNonce(db: Db, nonce: string, now: number): Prom
 }
 
 /**
+ * Whether a card was ever pushed for the approval, sent or not: a push that failed or timed
+ * out may still have reached the chat, so a retried follow-up does not push another.
+ */
+export async function hasCardOfApproval(db: Db, approvalId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('chat_cards')
+    .select('approval_id')
+    .where('approval_id', '=', approvalId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
  * Oldest first; only cards the chat accepted (a message id) can be edited. Message ids rise
  * within a chat, so they order cards pushed within the same millisecond.
  */

@@ -2,7 +2,7 @@ import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { riskForSeverity } from '../approvals/approval-records.js';
-import { sentCardsOfApproval } from '../chat/card-records.js';
+import { hasCardOfApproval } from '../chat/card-records.js';
 import type { CardSender } from '../chat/card-types.js';
 import { addFollowUpJobs, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
 import type { RepairDeps } from '../repair/auto-repair.js';
@@ -70,11 +70,11 @@ export async function followNewIncident(
     return;
   }
   const approvalId = incident.approval_id;
-  // A retry (the evaluation's enqueue failed, or the process died after the card) does not
-  // send a second card: the card already in the chat is the record that this step was done.
-  // Without a chat there is no card to send, nor one to look for.
-  const carded =
-    !services.chat.configured || (await sentCardsOfApproval(store.db, approvalId)).length > 0;
+  // A retry (the evaluation failed, or the process died after the card) does not push a
+  // second card: the card's row, written before the push, is the record that this step was
+  // done, even when the push failed (it may still have reached the chat). Without a chat
+  // there is no card to push, nor one to look for.
+  const carded = !services.chat.configured || (await hasCardOfApproval(store.db, approvalId));
   if (!carded) {
     try {
       await cards.push({

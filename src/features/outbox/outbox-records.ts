@@ -67,7 +67,7 @@ export async function claimOutboxRows(
     .updateTable('outbox')
     .set({ relay_after: leaseUntil })
     .where('job_id', 'in', jobIds)
-    .where(unindexed('completed_at'), 'is', null)
+    .where(unindexed(db, 'completed_at'), 'is', null)
     .where('relay_after', '<=', realNow)
     .returning(['job_id', 'job_name', 'payload', 'attempts', 'last_error'])
     .execute();
@@ -98,7 +98,7 @@ export async function markOutboxRelayed(
     .updateTable('outbox')
     .set((eb) => ({ relayed_at: now, relay_after: recheckAt, attempts: eb('attempts', '+', 1) }))
     .where('job_id', 'in', jobIds)
-    .where(unindexed('completed_at'), 'is', null)
+    .where(unindexed(db, 'completed_at'), 'is', null)
     .execute();
 }
 
@@ -128,7 +128,7 @@ export async function markOutboxCompleted(
     .updateTable('outbox')
     .set({ completed_at: now })
     .where('job_id', 'in', jobIds)
-    .where(unindexed('completed_at'), 'is', null)
+    .where(unindexed(db, 'completed_at'), 'is', null)
     .execute();
 }
 

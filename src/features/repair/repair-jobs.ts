@@ -1,3 +1,4 @@
+import { bulkhead } from 'cockatiel';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { groupCommit } from '../../support/group-commit.js';
@@ -109,19 +110,22 @@ function evaluationJob(approvalId: string) {
 /**
  * For a job that owes several approvals their evaluation (incident follow-ups running side
  * by side). An executor that changes nothing (the dry run) makes an evaluation a few
- * statements, so it runs inside the calling job: the job's own retry stands in for a durable
- * job of its own (an evaluation happens at most once, whoever repeats it). A real executor
- * may wait on the cluster for minutes, so its evaluations are durable jobs of their own:
- * asked for in the same tick, they are committed in one transaction and relayed together.
- * Settles once evaluated or committed; relaying never throws (the background relay retries).
+ * statements, so it runs inside the calling job, which a failure before the decision is
+ * recorded makes run again; once recorded, the decision is never made twice (as with the
+ * job of its own). At most REPAIR_JOB_CONCURRENCY run at once, as with their own job: each
+ * holds a connection while it waits for the operation log's lock. A real executor may wait
+ * on the cluster for minutes, so its evaluations are durable jobs of their own: asked for
+ * in the same tick, they are committed in one transaction and relayed together. Settles once
+ * evaluated or committed; relaying never throws (the background relay retries).
  */
 export function createRepairEvaluator(
   services: Services,
   deps: RepairDeps,
 ): (approvalId: string) => Promise<void> {
   if (!deps.executor.changesState) {
+    const slots = bulkhead(REPAIR_JOB_CONCURRENCY, Number.MAX_SAFE_INTEGER);
     return async (approvalId) => {
-      await evaluateAutoRepair(services, deps, approvalId);
+      await slots.execute(() => evaluateAutoRepair(services, deps, approvalId));
     };
   }
   const { store, clock } = services;
