@@ -81,13 +81,8 @@ export interface PostgresEnvironment {
  * form the path may hold the credentials, so nothing of it is shown.
  */
 function postgresEndpoint(raw: string, env: PostgresEnvironment): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return '(see DATABASE_URL)';
-  }
-  if (!hasPlainAuthority(raw, url)) return '(see DATABASE_URL)';
+  const url = readableUrl(raw);
+  if (!url) return '(see DATABASE_URL)';
   // The driver lets `?host=` and `?port=` win over the URL's own.
   const query = url.searchParams;
   const host = query.get('host') || decoded(url.hostname) || env.PGHOST || 'localhost';
@@ -110,13 +105,21 @@ function describeBackends(config: Config): Pick<StartupFields, 'stream' | 'jobs'
 }
 
 /**
- * Whether the URL has an authority (`scheme://`) that holds any user and password whole.
- * An unencoded `/` in a password ends the authority early and pushes the rest of the
- * credential into the path, where a stray `@` gives it away.
+ * The URL, when its host can be shown: it parses, has an authority (`scheme://`), and that
+ * authority holds any user and password whole. An unencoded `/` in a password ends the
+ * authority early and pushes the rest of the credential into the path, where a stray `@`
+ * gives it away.
  */
-function hasPlainAuthority(raw: string, url: URL): boolean {
-  if (!/^[a-z]+:\/\//i.test(raw)) return false;
-  return !`${url.pathname}${url.search}${url.hash}`.includes('@');
+function readableUrl(raw: string): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  if (!/^[a-z]+:\/\//i.test(raw)) return undefined;
+  if (`${url.pathname}${url.search}${url.hash}`.includes('@')) return undefined;
+  return url;
 }
 
 function decoded(text: string): string {
@@ -129,13 +132,8 @@ function decoded(text: string): string {
 
 /** Host and port of REDIS_URL, never its user or password. */
 function redisEndpoint(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return '(see REDIS_URL)';
-  }
-  if (!hasPlainAuthority(raw, url)) return '(see REDIS_URL)';
+  const url = readableUrl(raw);
+  if (!url) return '(see REDIS_URL)';
   const tls = url.protocol === 'rediss:' ? ', TLS' : '';
   return `${url.hostname || 'localhost'}:${url.port || '6379'}${tls}`;
 }

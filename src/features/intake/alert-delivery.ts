@@ -2,11 +2,28 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { bodyValidator } from '../../http/body-validator.js';
 import type { AlertIntake, AlertResult } from './alert-intake.js';
-import { AlertmanagerBody, FlatAlertBody, flatAlertFromBody } from './alert-schema.js';
+import {
+  AlertmanagerBody,
+  AlertResponse,
+  FlatAlertBody,
+  flatAlertFromBody,
+} from './alert-schema.js';
 import { fromAlertmanager } from './normalize-alert.js';
 
 /** What both alert receivers take: a flat alert, or an Alertmanager (version 4) or Grafana batch. */
 export const AlertDeliveryBody = Type.Union([FlatAlertBody, AlertmanagerBody]);
+
+const ErrorBody = Type.Object({ detail: Type.String() });
+
+/** What both alert receivers answer (the 400, 413 and 415 come from reading the body). */
+export const AlertDeliveryResponses = {
+  200: AlertResponse,
+  400: ErrorBody,
+  401: ErrorBody,
+  413: ErrorBody,
+  415: ErrorBody,
+  422: ErrorBody,
+};
 
 const validateFlat = bodyValidator<FlatAlertBody>(FlatAlertBody);
 const validateAlertmanager =

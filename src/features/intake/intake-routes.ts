@@ -3,9 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import type { Services } from '../../services.js';
-import { AlertDeliveryBody, acceptAlertDelivery, validateLater } from './alert-delivery.js';
+import {
+  AlertDeliveryBody,
+  AlertDeliveryResponses,
+  acceptAlertDelivery,
+  validateLater,
+} from './alert-delivery.js';
 import type { AlertIntake } from './alert-intake.js';
-import { AlertResponse } from './alert-schema.js';
 import {
   createSignalBacklog,
   SIGNALS_BACKLOG_LIMIT,
@@ -98,14 +102,7 @@ export async function intakeRoutes(
         tags: ['webhooks'],
         headers: signatureHeaders,
         body: AlertDeliveryBody,
-        response: {
-          200: AlertResponse,
-          400: ErrorBody,
-          401: ErrorBody,
-          413: ErrorBody,
-          415: ErrorBody,
-          422: ErrorBody,
-        },
+        response: AlertDeliveryResponses,
       },
       validatorCompiler: validateLater,
     },

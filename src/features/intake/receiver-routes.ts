@@ -1,17 +1,18 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import { bearerToken } from '../../http/console-auth.js';
 import type { Services } from '../../services.js';
 import { equalInConstantTime } from '../../support/constant-time.js';
-import { AlertDeliveryBody, acceptAlertDelivery, validateLater } from './alert-delivery.js';
+import {
+  AlertDeliveryBody,
+  AlertDeliveryResponses,
+  acceptAlertDelivery,
+  validateLater,
+} from './alert-delivery.js';
 import type { AlertIntake } from './alert-intake.js';
-import { AlertResponse } from './alert-schema.js';
 import { acceptJsonOfAnyType, requireJsonBody } from './signed-json.js';
-
-const ErrorBody = Type.Object({ detail: Type.String() });
 
 /** The OpenAPI security scheme of this route, declared in app.ts's swagger options. */
 export const RECEIVER_TOKEN_SCHEME = 'receiverToken';
@@ -61,14 +62,7 @@ export async function receiverRoutes(
         tags: ['webhooks'],
         security: [{ [RECEIVER_TOKEN_SCHEME]: [] }],
         body: AlertDeliveryBody,
-        response: {
-          200: AlertResponse,
-          400: ErrorBody,
-          401: ErrorBody,
-          413: ErrorBody,
-          415: ErrorBody,
-          422: ErrorBody,
-        },
+        response: AlertDeliveryResponses,
       },
       validatorCompiler: validateLater,
     },
