@@ -41,7 +41,7 @@ export function startupSummary(config: Config, facts: StartupFacts): StartupSumm
     ...describeBackends(config),
     analyzer:
       config.analyzer === 'openai'
-        ? `openai at ${hostOf(config.llmBaseUrl ?? '')}, model ${config.llmModel ?? 'gpt-4o-mini'}`
+        ? `openai at ${hostOf(config.llmBaseUrl ?? '', 'LLM_BASE_URL')}, model ${config.llmModel ?? 'gpt-4o-mini'}`
         : 'rules (built-in, offline)',
     repair:
       config.repairExecutor === 'kubectl'
@@ -58,8 +58,8 @@ export function startupSummary(config: Config, facts: StartupFacts): StartupSumm
 function describeDatabase(config: Config, env: PostgresEnvironment): string {
   const { database } = config;
   if (database.kind === 'sqlite') {
-    // The file is opened by that exact name, but a query-like tail may hold a credential.
-    // A credential-like `@` hides the name; a query or fragment-like tail is cut.
+    // The file is opened by that exact name, but it may look like a URL with a credential:
+    // an `@` hides the name, and a query- or fragment-like tail is cut.
     if (database.file.includes('@')) return 'SQLite (see DATABASE_URL)';
     const tail = database.file.search(/[?#]/);
     return tail === -1 ? `SQLite ${database.file}` : `SQLite ${database.file.slice(0, tail)}…`;
@@ -138,14 +138,10 @@ function redisEndpoint(raw: string): string {
   return `${url.hostname || 'localhost'}:${url.port || '6379'}${tls}`;
 }
 
-/** Protocol, host and port of a URL, without any user, password, path or query. */
-function hostOf(raw: string): string {
-  try {
-    const url = new URL(raw);
-    return `${url.protocol}//${url.host}`;
-  } catch {
-    return '(unreadable URL)';
-  }
+/** Protocol, host and port of a URL setting, without any user, password, path or query. */
+function hostOf(raw: string, setting: string): string {
+  const url = readableUrl(raw);
+  return url ? `${url.protocol}//${url.host}` : `(see ${setting})`;
 }
 
 function headlineOf(fields: StartupFields): string {

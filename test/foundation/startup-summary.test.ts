@@ -210,6 +210,23 @@ describe('the database and Redis lines of the start-up summary', () => {
   });
 });
 
+describe('the analyzer line of the start-up summary', () => {
+  it('shows nothing of an LLM_BASE_URL whose unencoded / splits the password into the path', () => {
+    const config = loadConfig(
+      {
+        DATA_DIR: dataDir,
+        ANALYZER: 'openai',
+        LLM_BASE_URL: 'https://llmuser:12/34secret@llm.example/v1',
+        LLM_API_KEY: 'k',
+      },
+      dataDir,
+    );
+    const { fields } = startupSummary(config, { address: ADDRESS });
+    expect(fields.analyzer).toContain('(see LLM_BASE_URL)');
+    expect(fields.analyzer).not.toMatch(/llmuser|34secret/);
+  });
+});
+
 describe('log output (issue 16)', () => {
   it('is pretty through pino-pretty on a terminal, keeping the level and the redactions', () => {
     const options = loggerOptions('debug', true);
