@@ -5,10 +5,12 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import helmet from 'helmet';
 import { createServices, type ServiceOverrides } from './adapters/create-services.js';
 import { type Background, startBackground } from './background.js';
+import { weakSecrets, weakSecretWarning } from './config/secret-strength.js';
 import type { Config } from './config.js';
 import { analysisRoutes } from './features/analysis/analysis-routes.js';
 import { approvalDecisionRoutes } from './features/approvals/approval-decision-routes.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
+import { operatorRoutes } from './features/approvals/operator-routes.js';
 import type { CallbackDeps } from './features/chat/callback-handler.js';
 import { createCardSender } from './features/chat/card-sender.js';
 import { chatopsRoutes } from './features/chat/chatops-routes.js';
@@ -28,7 +30,13 @@ import { loadPlaybooks } from './features/repair/playbooks.js';
 import { repairDeps } from './features/repair/repair-jobs.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
+import { refuseUnknownHosts } from './http/host-check.js';
 import { acceptStrictJson } from './http/json-body.js';
+import {
+  capConnectionsPerClient,
+  connectionDeadlines,
+  continueOnlyWhenBodyIsRead,
+} from './http/server-limits.js';
 import { validatorCompiler } from './http/validator.js';
 import { loggerOptions } from './observability/logger-options.js';
 import { observabilityRoutes } from './observability/observability-routes.js';
@@ -76,7 +84,10 @@ export async function buildApp(
     // Per-request log lines cost a third of the signal throughput; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
+    ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  capConnectionsPerClient(app.server, config.maxConnectionsPerClient);
+  continueOnlyWhenBodyIsRead(app.server);
   app.setValidatorCompiler(validatorCompiler);
   acceptStrictJson(app);
   const handlers = prepareGracefulClose(app);
@@ -107,6 +118,11 @@ export async function buildApp(
       done(error instanceof Error ? error : undefined),
     ),
   );
+  refuseUnknownHosts(app, config);
+  // In prod a weak credential stops the start (config.ts); elsewhere it is said once.
+  for (const variable of weakSecrets(config)) {
+    app.log.warn({ variable }, weakSecretWarning(variable));
+  }
   await app.register(swagger, {
     openapi: {
       info: {
@@ -145,6 +161,7 @@ export async function buildApp(
   await app.register(eventsRoutes, { prefix: '/api/v1', services });
   await app.register(approvalRoutes, { prefix: '/api/v1', services });
   await app.register(approvalDecisionRoutes, { prefix: '/api/v1', callbacks });
+  await app.register(operatorRoutes, { prefix: '/api/v1', services });
   await app.register(inventoryRoutes, { prefix: '/api/v1', services });
   await app.register(readbackRoutes, { prefix: '/api/v1', services, playbooks, alertTypeRules });
   await app.register(operationLogRoutes, { prefix: '/api/v1', services });

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { ConfigError } from './config/env-variable.js';
+import { MIN_SECRET_LENGTH, weakSecrets } from './config/secret-strength.js';
 import { configVariables } from './config/variables.js';
 
 export type { DatabaseConfig } from './config/database-url.js';
@@ -32,7 +33,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     config[field] = value;
   }
   // Each field's value comes from its own variable's reader, typed by that variable's schema.
-  return config as Config;
+  const typed = config as Config;
+  const weak = weakSecrets(typed);
+  if (typed.appEnv === 'prod' && weak[0] !== undefined) {
+    throw new ConfigError(weak[0], `must be at least ${MIN_SECRET_LENGTH} characters in prod`);
+  }
+  return typed;
 }
 
 /** For the entry points: one line naming the bad variable, then exit 1. */

@@ -65,6 +65,13 @@ export const errors = {
   receiverTokenInvalid: () => new HttpError(401, 'Invalid receiver token'),
   receiverTokensMissing: () => new HttpError(401, 'Receiver tokens are not configured'),
   analysisBusy: () => new HttpError(429, 'Too many analysis tasks in progress'),
+  // CONTRACT, Hostile clients
+  tooManyFailedCredentials: () =>
+    new HttpError(429, 'Too many failed credentials from this address; retry later'),
+  unknownHost: (host: string) => new HttpError(421, `Unknown host: ${host.slice(0, 256)}`),
+  tooManyAlerts: (count: number, limit: number) =>
+    new HttpError(413, `Too many alerts in one body: ${count} (limit ${limit})`),
+  feedFull: () => new HttpError(503, 'Too many live feed streams open; retry later'),
   badCursor: () => new HttpError(422, 'cursor is not a cursor this service issued'),
   // CONTRACT, Readbacks: E-SNAP. The 500 names the readback; the package inventory, derived
   // from files the operator owns, also says which file and why.

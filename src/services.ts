@@ -6,6 +6,7 @@ import type { Metrics } from './observability/metrics.js';
 import type { BusPort } from './ports/bus.js';
 import type { ChatPort } from './ports/chat.js';
 import type { Clock } from './ports/clock.js';
+import type { CredentialFailures } from './ports/credential-failures.js';
 import type { EventFeedPort } from './ports/event-feed.js';
 import type { Executor } from './ports/executor.js';
 import type { JobQueue } from './ports/jobs.js';
@@ -36,6 +37,8 @@ export interface Services {
   jobs: JobQueue;
   /** One holder per name across replicas: chat long polling runs on the holder only. */
   leases: Leases;
+  /** Failed credentials per client address, shared by every replica (CONTRACT, Hostile clients). */
+  failures: CredentialFailures;
   /** The configured analyzer behind the spec's timeout, concurrency limit and breaker. */
   analyzer: ResilientAnalyzer;
   /**

@@ -21,6 +21,10 @@ import { createMemoryBus } from './memory/memory-bus.js';
 import { createMemoryEventFeed } from './memory/memory-event-feed.js';
 import { createMemoryLeases } from './memory/memory-leases.js';
 import { noopChat } from './noop/noop-chat.js';
+import {
+  createMemoryCredentialFailures,
+  createRedisCredentialFailures,
+} from './rate-limiter/credential-failures.js';
 import { createBullmqJobs } from './redis/bullmq-jobs.js';
 import { createRedisBus } from './redis/redis-bus.js';
 import { BOUNDED_REDIS_OPTIONS } from './redis/redis-connections.js';
@@ -95,6 +99,7 @@ export async function createServices(
       once: createSqlOnceKeys(store, clock),
       jobs: createSqlJobs(store, clock, log),
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
+      failures: createMemoryCredentialFailures(),
       dependencies: [database],
     };
     return { services, close: () => closeAll(services) };
@@ -122,6 +127,7 @@ export async function createServices(
     once: createRedisOnceKeys(redis, prefix),
     jobs: createBullmqJobs(config.redisUrl, prefix, log),
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),
+    failures: createRedisCredentialFailures(redis, prefix),
     dependencies: [
       database,
       {

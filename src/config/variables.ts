@@ -153,6 +153,34 @@ export const configVariables = {
     default: String(1024 * 1024),
     description: 'largest request body; larger ones answer 413',
   }),
+  /** CONTRACT, Hostile clients: a body not all arrived this long after its request began: 408. */
+  requestTimeoutMs: milliseconds('REQUEST_TIMEOUT_MS', 600_000, {
+    default: '30000',
+    description:
+      'a request whose body has not all arrived this long after it began answers 408 and its connection closes; headers get 10 s, or this if shorter',
+  }),
+  /** CONTRACT, Hostile clients: open connections one client address may hold. */
+  maxConnectionsPerClient: positiveInteger('MAX_CONNECTIONS_PER_CLIENT', 1_000_000, {
+    default: '256',
+    description: 'open connections one client address may hold; further ones are closed at once',
+  }),
+  /** CONTRACT, Hostile clients: live feed streams open at once, over all clients. */
+  eventsMaxClients: positiveInteger('EVENTS_MAX_CLIENTS', 1_000_000, {
+    default: '500',
+    description:
+      'live feed (`GET /api/v1/events`) streams open at once (and 20 per client address); past either, 503 with `Retry-After`',
+  }),
+  /** CONTRACT, Hostile clients: the DNS-rebinding check's names besides loopback. */
+  allowedHosts: commaList('ALLOWED_HOSTS', {
+    default: '',
+    description:
+      'comma-separated `Host` names answered besides `localhost` and loopback addresses; while listening on loopback other names get 421, and with this set the list applies on every listen address',
+  }),
+  /** CONTRACT, Hostile clients: alerts one webhook body may carry. */
+  maxAlertsPerBody: positiveInteger('MAX_ALERTS_PER_BODY', 1_000_000, {
+    default: '1000',
+    description: 'alerts one webhook body may carry; more answer 413 and record nothing',
+  }),
   alertRulesFile: text('ALERT_RULES_FILE', {
     description: 'YAML or JSON alert-type match rules (see `config/alert-type-rules.example.yaml`)',
   }),

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { errors, HttpError } from '../errors.js';
+import { NO_CONTROL_CHARACTERS } from './schema-types.js';
 
 interface ValidationIssue {
   keyword: string;
@@ -18,12 +19,18 @@ export function describeValidationIssue(context: string, issue: ValidationIssue)
     const limit =
       issue.keyword === 'maxLength'
         ? ` longer than ${issue.params.limit} characters`
-        : ' that is not allowed';
+        : issue.params.pattern === NO_CONTROL_CHARACTERS
+          ? ' holding a control character'
+          : ' that is not allowed';
     return `${field('')} has a key${limit}`;
   }
   switch (issue.keyword) {
     case 'maxLength':
       return `${field('')} must be at most ${issue.params.limit} characters`;
+    case 'pattern':
+      return issue.params.pattern === NO_CONTROL_CHARACTERS
+        ? `${field('')} must not contain control characters`
+        : `${field('')} ${issue.message ?? 'is invalid'}`;
     case 'required':
       return `${field(String(issue.params.missingProperty))} is required`;
     case 'enum':

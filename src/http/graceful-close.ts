@@ -3,8 +3,9 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 /**
  * What `app.close()` needs beyond Fastify's own: handlers whose client went away still
  * finish before the database closes (their writes and job enqueues must land), responses
- * sent while closing end their keep-alive connection, and connections still open after
- * `graceMs` are cut so shutdown never waits out a keep-alive timeout.
+ * sent while closing (or before the request's body was read) end their connection, and
+ * connections still open after `graceMs` are cut so shutdown never waits out a keep-alive
+ * timeout.
  */
 export function prepareGracefulClose(app: FastifyInstance, graceMs = 10_000) {
   const running = new Set<Promise<unknown>>();
@@ -29,8 +30,11 @@ export function prepareGracefulClose(app: FastifyInstance, graceMs = 10_000) {
     setTimeout(() => app.server.closeAllConnections(), graceMs).unref();
   });
   // Callback style, not async: this runs on every response and a promise each time shows.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
+  // CONTRACT, Hostile clients: a request refused before its body was read (401, 403, 413,
+  // 415, ...) is answered at once and its connection closed, so a client cannot hold the
+  // connection by trickling the body that nobody will read.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing || !request.raw.complete) reply.header('connection', 'close');
     done(null, payload);
   });
 

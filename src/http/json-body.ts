@@ -67,6 +67,8 @@ export function parseJsonBody(raw: Buffer): JsonBody {
 /** The app-wide `application/json` parser: the contract's 400s before any handler runs. */
 export function acceptStrictJson(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
+  // CONTRACT, Hostile clients: no route reads plain text, and a web page can post it.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, raw, done) => {
     const parsed = parseJsonBody(raw as Buffer);
     if (parsed.ok) done(null, parsed.value);
@@ -74,20 +76,37 @@ export function acceptStrictJson(app: FastifyInstance): void {
   });
 }
 
+/** The content types an HTML form can send from any web page without a preflight. */
+const FORM_TYPES = new Set([
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+]);
+
+function essence(contentType: string): string {
+  return contentType.split(';', 1)[0]!.trim().toLowerCase();
+}
+
 /**
  * For routes that take any body whatever it claims to be (the spec's "HTTP 200 always" chat
  * webhook, the tracker webhook's "unparsable is an empty object"): the declared type is not
  * consulted, so even a content type Fastify cannot parse (`a/b/c;;;`) reaches the handler.
+ * CONTRACT, Hostile clients: unless a configured secret guards the routes (`guarded`), a
+ * form or plain-text post is refused with 415, so a web page cannot post to them.
  */
 export function acceptAnyBody(
   scope: FastifyInstance,
   parse: (request: FastifyRequest, raw: Buffer) => unknown,
+  { guarded }: { guarded: boolean },
 ): void {
   scope.removeAllContentTypeParsers();
   scope.addHook('onRequest', async (request) => {
-    if (request.headers['content-type'] !== undefined) {
-      request.headers['content-type'] = 'application/octet-stream';
+    const type = request.headers['content-type'];
+    if (type === undefined) return;
+    if (!guarded && request.method === 'POST' && FORM_TYPES.has(essence(type))) {
+      throw errors.unsupportedMediaType(essence(type));
     }
+    request.headers['content-type'] = 'application/octet-stream';
   });
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (request, raw, done) => {
     done(null, parse(request, raw as Buffer));

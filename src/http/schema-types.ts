@@ -11,14 +11,23 @@ export function StringEnum<T extends string>(
 /** CONTRACT, Bad input: string fields that identify things are at most 1024 characters. */
 export const IDENTIFIER_MAX_LENGTH = 1024;
 
+/**
+ * CONTRACT, Hostile clients: identifying fields hold no control characters (U+0000 to
+ * U+001F other than tab, and U+007F). One character class, anchored: linear on any input.
+ */
+export const NO_CONTROL_CHARACTERS = '^[^\\u0000-\\u0008\\u000A-\\u001F\\u007F]*$';
+
+/** The schema of an identifying string: capped in length, no control characters. */
+export const IDENTIFYING = { maxLength: IDENTIFIER_MAX_LENGTH, pattern: NO_CONTROL_CHARACTERS };
+
 /** A string that names or identifies something (an alert, a namespace, a target, a key). */
 export function Identifier(
   options: { minLength?: number; default?: string; description?: string } = {},
 ) {
-  return Type.String({ ...options, maxLength: IDENTIFIER_MAX_LENGTH });
+  return Type.String({ ...options, ...IDENTIFYING });
 }
 
-const keyNames = { propertyNames: { maxLength: IDENTIFIER_MAX_LENGTH } };
+const keyNames = { propertyNames: IDENTIFYING };
 
 /** A string field that may be null in an answer. */
 export const NullableString = Type.Union([Type.String(), Type.Null()]);

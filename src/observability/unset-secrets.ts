@@ -14,7 +14,7 @@ const OPEN = 'anyone who can reach the port';
  * Every unset secret or integration that changes what the service does, in plain words for
  * this APP_ENV: `prod` refuses what other modes let through unchecked. Each meaning is
  * what the code that reads the variable does (signed-json.ts, receiver-routes.ts,
- * tracker-webhook.ts, http-tracker.ts, card-sender.ts, console-auth.ts, ...).
+ * tracker-webhook.ts, http-tracker.ts, card-sender.ts, access-guards.ts, ...).
  */
 export function unsetSecrets(config: Config): UnsetSecret[] {
   const prod = config.appEnv === 'prod';

@@ -1,65 +1,8 @@
-import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backends, buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
+import { type FeedFrame, openFeed } from '../helpers/feed-client.js';
 
 const OPERATORS = 'alice:alice-key';
-
-interface FeedFrame {
-  id: string;
-  event: { type: string; at: string; [field: string]: unknown };
-}
-
-/** An SSE client over fetch, as the console reads the feed (it may need a bearer token). */
-async function openFeed(app: FastifyInstance, headers: Record<string, string> = {}, query = '') {
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  const abort = new AbortController();
-  const response = await fetch(`http://127.0.0.1:${port}/api/v1/events${query}`, {
-    headers,
-    signal: abort.signal,
-  });
-  const frames: FeedFrame[] = [];
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  const reading = (async () => {
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        text += decoder.decode(value, { stream: true });
-        let end = text.indexOf('\n\n');
-        while (end >= 0) {
-          const block = text.slice(0, end);
-          text = text.slice(end + 2);
-          const id = /^id: (.+)$/m.exec(block)?.[1];
-          const data = /^data: (.+)$/m.exec(block)?.[1];
-          if (id && data) frames.push({ id, event: JSON.parse(data) });
-          end = text.indexOf('\n\n');
-        }
-      }
-    } catch {
-      // aborted
-    }
-  })();
-  return {
-    response,
-    frames,
-    async until(predicate: (frames: FeedFrame[]) => boolean, what: string) {
-      const deadline = Date.now() + 10_000;
-      while (!predicate(frames)) {
-        if (Date.now() > deadline) {
-          throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(frames)}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-    async close() {
-      abort.abort();
-      await reading;
-    },
-  };
-}
 
 async function listening(options: Parameters<typeof buildTestApp>[0]): Promise<TestApp> {
   const test = await buildTestApp(options);

@@ -50,7 +50,8 @@ describe('configuration (CONTRACT, Configuration)', () => {
         APP_ENV: 'prod',
         DATABASE_URL: 'postgres://u@db:5432/app?schema=tenant_a',
         REDIS_URL: 'redis://cache:6379',
-        OPERATOR_KEYS: 'alice:k1, bob:k2',
+        // CONTRACT, Hostile clients: prod takes keys of 16 characters or more.
+        OPERATOR_KEYS: 'alice:k1-0123456789abcdef, bob:k2-0123456789abcdef',
         CHAT_WHITELIST: '1, 2,3',
         CHAT_POLLING: 'false',
         REPAIR_EXECUTOR: 'kubectl',
@@ -66,8 +67,8 @@ describe('configuration (CONTRACT, Configuration)', () => {
       schema: 'tenant_a',
     });
     expect([...config.operatorKeys]).toEqual([
-      ['alice', 'k1'],
-      ['bob', 'k2'],
+      ['alice', 'k1-0123456789abcdef'],
+      ['bob', 'k2-0123456789abcdef'],
     ]);
     expect(config.chatWhitelist).toEqual(['1', '2', '3']);
     expect(config.chatPolling).toBe(false);

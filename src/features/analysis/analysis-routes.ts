@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
-import { requireConsoleToken } from '../../http/console-auth.js';
+import { requireConsoleToken } from '../../http/access-guards.js';
 import { FreeFormMap } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import { findIncident } from '../intake/incident-records.js';
@@ -117,7 +117,7 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         body: AnalyzeBody,
         response: { 200: AnalysisAccepted, 400: Detail, 404: Detail, 422: Detail, 429: Detail },
       },
-      onRequest: requireConsoleToken(services.config),
+      onRequest: requireConsoleToken(services),
       // No body at all is a request with neither input mode: a 400, not a schema 422.
       preValidation: async (request) => {
         request.body ??= {};

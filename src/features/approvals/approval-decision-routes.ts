@@ -2,9 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors, GATEWAY_ERRORS } from '../../errors.js';
-import { requireReadApiAccess } from '../../http/console-auth.js';
+import { requireOperator, requireReadApiAccess } from '../../http/access-guards.js';
+import { headerText } from '../../http/credential-guard.js';
 import { StringEnum } from '../../http/schema-types.js';
-import { equalInConstantTime } from '../../support/constant-time.js';
 import { type CallbackDeps, decideApproval } from '../chat/callback-handler.js';
 
 const Detail = Type.Object({ detail: Type.String() });
@@ -24,19 +24,6 @@ const DecisionAnswer = Type.Object({
   channel: Type.String(),
 });
 
-/** The operator's id when `x-operator-id` and `x-operator-key` match OPERATOR_KEYS. */
-function operatorOf(
-  operatorKeys: ReadonlyMap<string, string>,
-  id: unknown,
-  key: unknown,
-): string | undefined {
-  if (typeof id !== 'string' || typeof key !== 'string' || id === '' || key === '') return;
-  const expected = operatorKeys.get(id);
-  // Compared even for an unknown id, so the answer takes as long either way.
-  const matches = equalInConstantTime(key, expected ?? `${key}\u0000`);
-  return expected !== undefined && matches ? id : undefined;
-}
-
 /**
  * CONTRACT / issue 14: approve or reject from the console as a named operator. The decision
  * is recorded as `console_<operator id>`, channel `console`, under the same rules as chat
@@ -49,7 +36,8 @@ export async function approvalDecisionRoutes(
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { services } = options.callbacks;
-  app.addHook('onRequest', requireReadApiAccess(services.config));
+  app.addHook('onRequest', requireReadApiAccess(services));
+  app.addHook('onRequest', requireOperator(services));
 
   app.post(
     '/approvals/:id/decision',
@@ -65,12 +53,8 @@ export async function approvalDecisionRoutes(
       },
     },
     async (request) => {
-      const operator = operatorOf(
-        services.config.operatorKeys,
-        request.headers['x-operator-id'],
-        request.headers['x-operator-key'],
-      );
-      if (!operator) throw errors.operatorInvalid();
+      // requireOperator checked this header against OPERATOR_KEYS.
+      const operator = headerText(request, 'x-operator-id') ?? '';
       const approvalId = request.params.id;
       const actor = `console_${operator}`;
       const answer = await decideApproval(options.callbacks, approvalId, request.body.decision, {

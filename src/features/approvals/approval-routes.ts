@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
-import { requireReadApiAccess } from '../../http/console-auth.js';
+import { requireReadApiAccess } from '../../http/access-guards.js';
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
@@ -54,7 +54,7 @@ const ApprovalDetail = Type.Object({
 export async function approvalRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { store } = services;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook('onRequest', requireReadApiAccess(services.config));
+  app.addHook('onRequest', requireReadApiAccess(services));
 
   typed.get(
     '/approvals',

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
-import { requireConsoleToken } from '../../http/console-auth.js';
+import { requireConsoleToken } from '../../http/access-guards.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import { StringEnum } from '../../http/schema-types.js';
 import { ChatApiError } from '../../ports/chat.js';
@@ -97,31 +97,37 @@ export async function chatopsRoutes(untyped: FastifyInstance, options: ChatopsOp
   const { config } = services;
   // spec: the webhook answers HTTP 200 always, so even an unreadable body (or one too deep
   // to walk safely, or with a content type that does not parse) is an update without a
-  // callback_query.
-  acceptAnyBody(app, (_request, raw) => {
-    const parsed = parseJsonBody(raw);
-    return parsed.ok ? parsed.value : {};
-  });
-
-  app.post(
-    '/chatops/webhook',
-    {
-      schema: {
-        summary: 'Chat update delivered by webhook (deprecated: the service long-polls)',
-        deprecated: true,
-        tags: ['chatops'],
-        headers: Type.Object({
-          [CHAT_SECRET_HEADER]: Type.Optional(
-            Type.String({ description: 'the secret_token given to setWebhook' }),
-          ),
-        }),
-        body: Type.Unknown(),
-        response: { 200: CallbackAnswer, 401: Detail },
+  // callback_query. Its own scope: the other chat routes read JSON as every route does.
+  await app.register(async (webhookScope) => {
+    const webhook = webhookScope.withTypeProvider<TypeBoxTypeProvider>();
+    acceptAnyBody(
+      webhook,
+      (_request, raw) => {
+        const parsed = parseJsonBody(raw);
+        return parsed.ok ? parsed.value : {};
       },
-      onRequest: requireChatWebhookSecret(config),
-    },
-    async (request) => handleChatUpdate(callbacks, request.body),
-  );
+      { guarded: Boolean(config.chatWebhookSecret) },
+    );
+    webhook.post(
+      '/chatops/webhook',
+      {
+        schema: {
+          summary: 'Chat update delivered by webhook (deprecated: the service long-polls)',
+          deprecated: true,
+          tags: ['chatops'],
+          headers: Type.Object({
+            [CHAT_SECRET_HEADER]: Type.Optional(
+              Type.String({ description: 'the secret_token given to setWebhook' }),
+            ),
+          }),
+          body: Type.Unknown(),
+          response: { 200: CallbackAnswer, 401: Detail },
+        },
+        onRequest: requireChatWebhookSecret(config),
+      },
+      async (request) => handleChatUpdate(callbacks, request.body),
+    );
+  });
 
   app.post(
     '/chatops/test-push',
@@ -132,7 +138,7 @@ export async function chatopsRoutes(untyped: FastifyInstance, options: ChatopsOp
         body: TestPushBody,
         response: { 200: TestPushSent, 401: Detail, 403: Detail, 422: Detail, 502: Detail },
       },
-      onRequest: requireConsoleToken(config),
+      onRequest: requireConsoleToken(options.services),
     },
     async (request) => {
       if (config.appEnv === 'prod') throw errors.testPushInProd();

@@ -16,12 +16,16 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
   // spec, step 1: "an unparsable body is treated as an empty object"; so is any non-object,
   // a body that is not UTF-8 or nests deeper than the contract allows, and a body whose
   // content type does not parse.
-  acceptAnyBody(app, (request, raw) => {
-    request.rawBody = raw;
-    const parsed = parseJsonBody(raw);
-    const value = parsed.ok ? parsed.value : {};
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
-  });
+  acceptAnyBody(
+    app,
+    (request, raw) => {
+      request.rawBody = raw;
+      const parsed = parseJsonBody(raw);
+      const value = parsed.ok ? parsed.value : {};
+      return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+    },
+    { guarded: Boolean(services.config.errtrackerClientSecret) },
+  );
 
   app.get(
     '/webhooks/errtracker/health',

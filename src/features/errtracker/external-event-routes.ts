@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { errors } from '../../errors.js';
-import { requireReadApiAccess } from '../../http/console-auth.js';
+import { requireReadApiAccess } from '../../http/access-guards.js';
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { NullableString } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
@@ -50,7 +50,7 @@ export async function registerExternalEventRoutes(app: FastifyInstance, services
   typed.get(
     '/external-alert-events',
     {
-      onRequest: requireReadApiAccess(services.config),
+      onRequest: requireReadApiAccess(services),
       schema: {
         summary: 'Every recorded stage of every error-tracker delivery, newest first',
         description: 'Each item without its payload; `/external-alert-events/{id}` has it.',
@@ -73,7 +73,7 @@ export async function registerExternalEventRoutes(app: FastifyInstance, services
   typed.get(
     '/external-alert-events/:id',
     {
-      onRequest: requireReadApiAccess(services.config),
+      onRequest: requireReadApiAccess(services),
       schema: {
         summary: 'One recorded stage of an error-tracker delivery, with its payload',
         tags: ['read'],

@@ -2,10 +2,12 @@ import type { ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { requireReadApiAccess } from '../../http/console-auth.js';
+import { errors } from '../../errors.js';
+import { requireReadApiAccess } from '../../http/access-guards.js';
 import { STREAM_HEADERS } from '../../http/event-stream.js';
 import { compareFeedIds, type FeedEntry } from '../../ports/event-feed.js';
 import type { Services } from '../../services.js';
+import { createStreamSlots } from './stream-slots.js';
 
 export interface EventsRoutesOptions {
   services: Services;
@@ -14,13 +16,17 @@ export interface EventsRoutesOptions {
 }
 
 const HEARTBEAT_MS = 15_000;
+/** CONTRACT, Hostile clients: streams one client address may hold open. */
+const STREAMS_PER_CLIENT = 20;
+/** Seconds a refused client is asked to wait: about how long a stream takes to be replaced. */
+const RETRY_AFTER_SECONDS = 10;
 /** How many buffered events one resume replays at most (the buffer holds about 1000). */
 const REPLAY_LIMIT = 1000;
 const FEED_ID = /^\d{1,15}-\d{1,9}$/;
 
 const frame = (entry: FeedEntry) => `id: ${entry.id}\ndata: ${JSON.stringify(entry.event)}\n\n`;
 
-/** A Last-Event-ID this feed did not issue is ignored: the client gets the whole buffer. */
+/** A Last-Event-ID this feed did not issue is ignored, as if none had been sent. */
 function lastEventIdOf(header: unknown, query: unknown): string | undefined {
   const value = (Array.isArray(header) ? header[0] : header) ?? query;
   return typeof value === 'string' && FEED_ID.test(value.trim()) ? value.trim() : undefined;
@@ -51,7 +57,11 @@ async function openFeed(
   });
   raw.writeHead(200, STREAM_HEADERS);
   raw.write(': feed open\n\n');
-  for (const entry of await services.feed.after(lastEventId, REPLAY_LIMIT)) send(entry);
+  // CONTRACT, Hostile clients: without Last-Event-ID a stream starts with the events after
+  // it opened, so reconnecting in a loop cannot make the service send its buffer each time.
+  if (lastEventId !== undefined) {
+    for (const entry of await services.feed.after(lastEventId, REPLAY_LIMIT)) send(entry);
+  }
   replaying = false;
   for (const entry of waiting.splice(0)) send(entry);
   const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
@@ -75,15 +85,37 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { services } = options;
   const open = new Set<() => void>();
-  app.addHook('onRequest', requireReadApiAccess(services.config));
+  const slots = createStreamSlots(services.config.eventsMaxClients, STREAMS_PER_CLIENT);
+  app.addHook('onRequest', requireReadApiAccess(services));
   // Open streams would hold the server open for ever: end them as the app starts closing.
   app.addHook('preClose', async () => {
     for (const end of [...open]) end();
   });
 
+  // CONTRACT, Hostile clients: HEAD answers at once; it never opens a stream.
+  app.head(
+    '/events',
+    {
+      schema: {
+        summary: 'Whether the live feed would answer, without opening a stream',
+        tags: ['read API'],
+        response: {
+          200: {
+            description: 'the stream headers, no body',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
+    async (_request, reply) => {
+      return reply.headers(STREAM_HEADERS).send('');
+    },
+  );
+
   app.get(
     '/events',
     {
+      exposeHeadRoute: false,
       schema: {
         summary: 'Server-sent events of incidents, approvals, signals and analyses, live',
         description:
@@ -95,6 +127,10 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
             description: 'text/event-stream of feed events',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
+          503: Type.Object(
+            { detail: Type.String() },
+            { description: 'too many streams open (in all, or from this address)' },
+          ),
         },
       },
     },
@@ -103,6 +139,11 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
         request.headers['last-event-id'],
         request.query.last_event_id,
       );
+      const release = slots.take(request.ip);
+      if (!release) {
+        reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+        throw errors.feedFull();
+      }
       reply.hijack();
       try {
         // The stream can end while it opens (the client left during the replay).
@@ -113,12 +154,14 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
           lastEventId,
           options.heartbeatMs ?? HEARTBEAT_MS,
           () => {
+            release();
             stream.ended = true;
             if (stream.end) open.delete(stream.end);
           },
         );
         if (!stream.ended) open.add(stream.end);
       } catch (error) {
+        release();
         services.log.warn({ err: error }, 'event feed: stream not opened');
         if (!reply.raw.headersSent) {
           reply.raw.writeHead(503, { 'content-type': 'application/json' });

@@ -38,13 +38,17 @@ export const validateLater = () => (value: unknown) => ({ value });
 /**
  * One delivery to `/webhooks/alerts` or `/webhooks/alertmanager`, once its sender is
  * authenticated: anything with `alerts` is judged as an Alertmanager batch (Grafana's
- * webhook shares that shape), anything else as one flat alert.
+ * webhook shares that shape), anything else as one flat alert. A batch of more than
+ * `maxAlerts` is refused whole before any of it is recorded (CONTRACT, Hostile clients).
  */
-export async function acceptAlertDelivery(intake: AlertIntake, body: unknown) {
+export async function acceptAlertDelivery(intake: AlertIntake, body: unknown, maxAlerts: number) {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw errors.validation('body must be a JSON object');
   }
   if ('alerts' in body) {
+    if (Array.isArray(body.alerts) && body.alerts.length > maxAlerts) {
+      throw errors.tooManyAlerts(body.alerts.length, maxAlerts);
+    }
     const { alerts } = fromAlertmanager(validateAlertmanager(body));
     const results: AlertResult[] = [];
     for (const alert of alerts) results.push(await intake.accept(alert, 'alertmanager'));

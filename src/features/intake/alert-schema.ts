@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import {
   FreeFormMap,
-  IDENTIFIER_MAX_LENGTH,
+  IDENTIFYING,
   Identifier,
   LabelMap,
   StringEnum,
@@ -41,7 +41,7 @@ const AlertmanagerLabels = Type.Unsafe<Record<string, unknown>>({
         {
           if: { type: 'string' },
           // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
-          then: { type: 'string', maxLength: IDENTIFIER_MAX_LENGTH },
+          then: { type: 'string', ...IDENTIFYING },
         },
       ],
     ),

@@ -38,7 +38,10 @@ export async function intakeRoutes(
   { services, intake }: { services: Services; intake: AlertIntake },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
-  acceptJsonOfAnyType(app);
+  const { config } = services;
+  acceptJsonOfAnyType(app, {
+    guarded: Boolean(config.webhookSecret || config.webhookSecretPrevious),
+  });
   app.addHook('preValidation', verifySignedWebhook(services));
   const { stream, metrics, clock } = services;
   const backlog = createSignalBacklog(services);
@@ -106,6 +109,6 @@ export async function intakeRoutes(
       },
       validatorCompiler: validateLater,
     },
-    async (request) => acceptAlertDelivery(intake, request.body),
+    async (request) => acceptAlertDelivery(intake, request.body, services.config.maxAlertsPerBody),
   );
 }

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
-import { requireReadApiAccess } from '../../http/console-auth.js';
+import { requireReadApiAccess } from '../../http/access-guards.js';
 import { decodeCursor, PageOf, PageQuery, pageOf } from '../../http/pagination.js';
 import { NullableString } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
@@ -86,7 +86,7 @@ function decodeStreamCursor(cursor: string | undefined): string | undefined {
 export async function readApiRoutes(app: FastifyInstance, { services }: { services: Services }) {
   const { store, stream } = services;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook('onRequest', requireReadApiAccess(services.config));
+  app.addHook('onRequest', requireReadApiAccess(services));
 
   typed.get(
     '/incidents',

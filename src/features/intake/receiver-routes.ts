@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../config.js';
+import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.js';
-import { bearerToken } from '../../http/console-auth.js';
+import { bearerToken } from '../../http/access-guards.js';
+import { type GuardContext, guarded } from '../../http/credential-guard.js';
 import type { Services } from '../../services.js';
 import { equalInConstantTime } from '../../support/constant-time.js';
 import {
@@ -22,22 +22,24 @@ export const RECEIVER_TOKEN_SCHEME = 'receiverToken';
  * which is what Alertmanager's `http_config.authorization` and Grafana's authorization
  * header send (neither can sign a body). Unset, `prod` refuses every delivery.
  */
-export function requireReceiverToken(config: Pick<Config, 'receiverTokens' | 'appEnv'>) {
+export function requireReceiverToken(context: GuardContext) {
+  const { config } = context;
   const tokens = config.receiverTokens ?? [];
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (tokens.length === 0) {
-      if (config.appEnv !== 'prod') return;
-      reply.header('www-authenticate', 'Bearer');
-      throw errors.receiverTokensMissing();
-    }
-    const given = bearerToken(request.headers.authorization) ?? '';
+  if (tokens.length === 0 && config.appEnv !== 'prod') return async () => undefined;
+  return guarded(context, (request) => {
+    if (tokens.length === 0) return { error: errors.receiverTokensMissing(), bearer: true };
+    const header = request.headers.authorization;
+    const given = bearerToken(header) ?? '';
     // Every token is compared, so the time taken does not tell which one came close.
     let accepted = false;
     for (const token of tokens) accepted = equalInConstantTime(given, token) || accepted;
-    if (accepted) return;
-    reply.header('www-authenticate', 'Bearer');
-    throw errors.receiverTokenInvalid();
-  };
+    if (accepted) return undefined;
+    return {
+      error: errors.receiverTokenInvalid(),
+      bearer: true,
+      tried: header === undefined ? undefined : 'receiver token',
+    };
+  });
 }
 
 /** `POST /webhooks/alertmanager`: the alert intake for senders that authenticate by token. */
@@ -47,10 +49,10 @@ export async function receiverRoutes(
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   // onRequest: a sender without the token is refused before its body is read.
-  app.addHook('onRequest', requireReceiverToken(services.config));
+  app.addHook('onRequest', requireReceiverToken(services));
   // Alertmanager and Grafana send application/json, but the body is read as JSON whatever
   // it declares, as on /webhooks/alerts, so both routes answer one body the same way.
-  acceptJsonOfAnyType(app);
+  acceptJsonOfAnyType(app, { guarded: (services.config.receiverTokens ?? []).length > 0 });
   app.addHook('preValidation', async (request) => requireJsonBody(request));
   app.post(
     '/webhooks/alertmanager',
@@ -66,6 +68,6 @@ export async function receiverRoutes(
       },
       validatorCompiler: validateLater,
     },
-    async (request) => acceptAlertDelivery(intake, request.body),
+    async (request) => acceptAlertDelivery(intake, request.body, services.config.maxAlertsPerBody),
   );
 }

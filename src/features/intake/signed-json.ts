@@ -28,14 +28,18 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
  * for signature checks, in the scope of the webhooks only. A parse error is held back until
  * requireJsonBody: the signature or token is checked first.
  */
-export function acceptJsonOfAnyType(scope: FastifyInstance): void {
-  acceptAnyBody(scope, (request, raw) => {
-    request.rawBody = raw;
-    const parsed = parseJsonBody(raw);
-    if (parsed.ok) return parsed.value;
-    request.bodyParseError = parsed.problem;
-    return undefined;
-  });
+export function acceptJsonOfAnyType(scope: FastifyInstance, guard: { guarded: boolean }): void {
+  acceptAnyBody(
+    scope,
+    (request, raw) => {
+      request.rawBody = raw;
+      const parsed = parseJsonBody(raw);
+      if (parsed.ok) return parsed.value;
+      request.bodyParseError = parsed.problem;
+      return undefined;
+    },
+    guard,
+  );
 }
 
 /** preValidation hook of the alert and signal webhooks: signature, replay guard, then JSON. */

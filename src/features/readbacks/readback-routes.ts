@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { HttpError } from '../../errors.js';
-import { requireConsoleToken, requireReadApiAccess } from '../../http/console-auth.js';
+import { requireConsoleToken, requireReadApiAccess } from '../../http/access-guards.js';
 import { StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import type { AlertTypeRule } from '../intake/alert-type-rules.js';
@@ -106,7 +106,7 @@ export async function readbackRoutes(app: FastifyInstance, options: ReadbackRout
   app.get(
     '/readbacks',
     {
-      onRequest: requireReadApiAccess(services.config),
+      onRequest: requireReadApiAccess(services),
       schema: {
         summary: 'Every GET readback and whether what it reads is present, missing or invalid',
         tags: ['readbacks'],
@@ -130,7 +130,7 @@ export async function readbackRoutes(app: FastifyInstance, options: ReadbackRout
   );
 
   // CONTRACT, Access: the six POST readbacks write or validate; the console token guards them.
-  const writeGuard = requireConsoleToken(services.config);
+  const writeGuard = requireConsoleToken(services);
   for (const entry of catalog) {
     const url = `/agents/${entry.name}`;
     const schema = {

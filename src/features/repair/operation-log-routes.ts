@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { requireReadApiAccess } from '../../http/console-auth.js';
+import { requireReadApiAccess } from '../../http/access-guards.js';
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
@@ -36,7 +36,7 @@ export async function operationLogRoutes(
   { services }: { services: Services },
 ) {
   const { store } = services;
-  app.addHook('onRequest', requireReadApiAccess(services.config));
+  app.addHook('onRequest', requireReadApiAccess(services));
 
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/operation-log',

@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
+import { startServerProcess } from '../helpers/server-process.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+/** CONTRACT, Hostile clients: failed credentials logged, throttled per address; weak ones refused. */
+
+const KEY = 'alice-key-0123456789';
+const CONSOLE_TOKEN = 'console-token-0123456789';
+const RECEIVER_TOKEN = 'receiver-token-0123456789';
+const ENV = {
+  OPERATOR_KEYS: `alice:${KEY}`,
+  CONSOLE_TOKEN,
+  RECEIVER_TOKENS: RECEIVER_TOKEN,
+  SIGNAL_CONSUMER: 'false',
+};
+
+function outputHas(server: { output(): string }, text: string) {
+  return waitFor(async () => (server.output().includes(text) ? true : undefined), {
+    timeoutMs: 5000,
+    what: text,
+  });
+}
+
+function me(test: TestApp, key: string, remoteAddress = '127.0.0.1') {
+  return test.app.inject({
+    method: 'GET',
+    url: '/api/v1/operators/me',
+    remoteAddress,
+    headers: { 'x-operator-id': 'alice', 'x-operator-key': key },
+  });
+}
+
+function readApi(test: TestApp, token: string | undefined, remoteAddress = '127.0.0.1') {
+  return test.app.inject({
+    method: 'GET',
+    url: '/api/v1/incidents',
+    remoteAddress,
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+}
+
+describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
+  it('GET /operators/me answers the id for the right key and 401 for a wrong one', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    const right = await me(test, KEY);
+    expect(right.statusCode).toBe(200);
+    expect(right.json()).toEqual({ id: 'alice' });
+    const wrong = await me(test, 'nope');
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json()).toEqual({ detail: 'Invalid operator credentials' });
+  });
+
+  it('after 10 wrong operator keys from one address, every guarded route answers it 429, even with good credentials', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await me(test, `guess-${attempt}`)).statusCode).toBe(401);
+    }
+    const blocked = await me(test, KEY);
+    expect(blocked.statusCode).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(50);
+    expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(blocked.json()).toEqual({
+      detail: 'Too many failed credentials from this address; retry later',
+    });
+    expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(429);
+    const receiver = await test.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks/alertmanager',
+      headers: { authorization: `Bearer ${RECEIVER_TOKEN}` },
+      payload: { alert_name: 'Blocked', severity: 'warning' },
+    });
+    expect(receiver.statusCode).toBe(429);
+    const decision = await test.app.inject({
+      method: 'POST',
+      url: '/api/v1/approvals/some-id/decision',
+      headers: {
+        authorization: `Bearer ${CONSOLE_TOKEN}`,
+        'x-operator-id': 'alice',
+        'x-operator-key': KEY,
+      },
+      payload: { decision: 'approve' },
+    });
+    expect(decision.statusCode).toBe(429);
+    // Other addresses are not affected, and open routes stay open to the blocked one.
+    expect((await me(test, KEY, '10.0.0.9')).statusCode).toBe(200);
+    const health = await test.app.inject({
+      method: 'GET',
+      url: '/api/v1/webhooks/errtracker/health',
+    });
+    expect(health.statusCode).toBe(200);
+  });
+
+  it('wrong console and receiver tokens count too; a request without any credential does not', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    for (let attempt = 0; attempt < 20; attempt++) {
+      expect((await readApi(test, undefined)).statusCode).toBe(401);
+    }
+    expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(200);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await readApi(test, `wrong-${attempt}`)).statusCode).toBe(401);
+      const receiver = await test.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks/alertmanager',
+        headers: { authorization: `Bearer wrong-${attempt}` },
+        payload: {},
+      });
+      expect(receiver.statusCode).toBe(401);
+    }
+    expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(429);
+  });
+});
+
+describe('the throttle holds across replicas sharing Redis', () => {
+  it.runIf(backends().includes('distributed'))(
+    'five failures on each of two replicas block the address on both',
+    async () => {
+      const first = await buildTestApp({ backend: 'distributed', env: ENV });
+      const second = await buildTestApp({ reuse: first });
+      for (let attempt = 0; attempt < 5; attempt++) {
+        expect((await me(first, `guess-a${attempt}`)).statusCode).toBe(401);
+        expect((await me(second, `guess-b${attempt}`)).statusCode).toBe(401);
+      }
+      expect((await me(first, KEY)).statusCode).toBe(429);
+      expect((await me(second, KEY)).statusCode).toBe(429);
+      expect((await me(second, KEY, '10.0.0.9')).statusCode).toBe(200);
+    },
+  );
+});
+
+describe('the log of a failed credential (finding 2)', () => {
+  it('is a warn line with the client address and operator id, never the value tried', async () => {
+    const tried = 'tried-value-XYZ-987654321';
+    const server = await startServerProcess({
+      ...ENV,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      APP_ENV: 'staging',
+    });
+    await fetch(`${server.url}/api/v1/operators/me`, {
+      headers: { 'x-operator-id': 'alice', 'x-operator-key': tried },
+    });
+    await fetch(`${server.url}/api/v1/incidents`, {
+      headers: { authorization: `Bearer ${tried}` },
+    });
+    await outputHas(server, 'failed credential: console token');
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('failed credential'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      client: '127.0.0.1',
+      operator: 'alice',
+      credential: 'operator key',
+      route: 'GET /api/v1/operators/me',
+    });
+    expect(lines[1]).toMatchObject({ level: 40, client: '127.0.0.1', credential: 'console token' });
+    expect(server.output()).not.toContain(tried);
+  });
+});
+
+describe('weak credentials (finding 2)', () => {
+  const weak = {
+    OPERATOR_KEYS: 'alice:short',
+    CONSOLE_TOKEN: 'short-token',
+    RECEIVER_TOKENS: `${RECEIVER_TOKEN},short`,
+    CHAT_WEBHOOK_SECRET: 'short-secret',
+  };
+
+  it.each(Object.entries(weak))(
+    '%s shorter than 16 characters stops a prod start, naming it',
+    (name, value) => {
+      const env = { ...ENV, APP_ENV: 'prod', [name]: value };
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(`${name}: must be at least 16 characters in prod`);
+      try {
+        loadConfig(env);
+      } catch (error) {
+        expect((error as Error).message).not.toContain(
+          value.split(',').at(-1)!.replace(/^.*:/, ''),
+        );
+      }
+    },
+  );
+
+  it('elsewhere each is a warn line at start', async () => {
+    const server = await startServerProcess({ ...weak, PORT: '0', APP_ENV: 'staging' });
+    await outputHas(server, 'CHAT_WEBHOOK_SECRET holds');
+    for (const name of Object.keys(weak)) {
+      expect(server.output()).toContain(`${name} holds a credential shorter than 16 characters`);
+    }
+    expect(server.output()).not.toContain('short-token');
+  });
+});
