@@ -1,10 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { Result } from './analysis-result';
 import { ApiError, api, type TaskResult, type TaskStatus } from './api';
+import { Outside } from './outside';
 import { onFeedEvent, openStream, type StreamState } from './sse';
 
 type Mode = 'incident' | 'services';
 const SEVERITIES = ['P0', 'P1', 'P2', 'P3'];
 const FINISHED = new Set(['COMPLETED', 'FAILED']);
+
+/** A progress line: the task's own words (outside text), then the page's. */
+interface Step {
+  outside: string;
+  own: string;
+}
+
+const sameStep = (a: Step | undefined, b: Step) => a?.outside === b.outside && a.own === b.own;
 
 const list = (text: string) =>
   text
@@ -121,7 +131,7 @@ export function AnalysisView({ incident }: { incident: string | null }) {
         <button type="submit">Start analysis</button>
         {error && (
           <p class="error" role="alert">
-            {error}
+            <Outside>{error}</Outside>
           </p>
         )}
       </form>
@@ -132,7 +142,7 @@ export function AnalysisView({ incident }: { incident: string | null }) {
 
 function TaskWatch({ taskId }: { taskId: string }) {
   const [status, setStatus] = useState<TaskStatus | null>(null);
-  const [steps, setSteps] = useState<string[]>([]);
+  const [steps, setSteps] = useState<Step[]>([]);
   const [stream, setStream] = useState<StreamState>('connecting');
   const [result, setResult] = useState<TaskResult | null>(null);
   const finished = useRef(false);
@@ -152,10 +162,11 @@ function TaskWatch({ taskId }: { taskId: string }) {
         }
         setStatus(event);
         if (event.type === 'agent_completed' && event.agent) {
-          setSteps((current) => [...current, `${event.agent} finished`]);
+          const step = { outside: event.agent, own: ' finished' };
+          setSteps((current) => [...current, step]);
         } else if (event.current_step) {
-          const step = event.current_step;
-          setSteps((current) => (current.at(-1) === step ? current : [...current, step]));
+          const step = { outside: event.current_step, own: '' };
+          setSteps((current) => (sameStep(current.at(-1), step) ? current : [...current, step]));
         }
         if (FINISHED.has(event.state) && !finished.current) {
           finished.current = true;
@@ -167,8 +178,13 @@ function TaskWatch({ taskId }: { taskId: string }) {
     // The event feed reports the task too, sometimes before its own stream is open.
     const unsubscribe = onFeedEvent((event) => {
       if (event.type !== 'analysis.updated' || event.task_id !== taskId) return;
-      const step = `${event.state} ${event.progress ?? 0}% (${event.agents_completed ?? 0}/${event.total_agents ?? 0} experts)`;
-      setSteps((current) => (current.includes(step) ? current : [...current, step]));
+      const step = {
+        outside: event.state ?? '',
+        own: ` ${event.progress ?? 0}% (${event.agents_completed ?? 0}/${event.total_agents ?? 0} experts)`,
+      };
+      setSteps((current) =>
+        current.some((known) => sameStep(known, step)) ? current : [...current, step],
+      );
     });
     return () => {
       handle.stop();
@@ -179,79 +195,36 @@ function TaskWatch({ taskId }: { taskId: string }) {
   return (
     <section class="panel" aria-labelledby="task-title">
       <h2 id="task-title">
-        Task <code>{taskId}</code>
+        Task{' '}
+        <code>
+          <Outside>{taskId}</Outside>
+        </code>
       </h2>
       <p>
         <span class="badge" data-testid="task-state">
-          {status?.state ?? 'PENDING'}
+          <Outside>{status?.state ?? 'PENDING'}</Outside>
         </span>{' '}
         {status ? `${status.agents_completed}/${status.total_agents} experts` : ''}{' '}
         <span class="muted">stream {stream}</span>
       </p>
       <label for="task-progress">Progress {status?.progress ?? 0}%</label>
       <progress id="task-progress" max={100} value={status?.progress ?? 0} />
-      {status?.error && <p class="error">{status.error}</p>}
+      {status?.error && (
+        <p class="error">
+          <Outside>{status.error}</Outside>
+        </p>
+      )}
       {steps.length > 0 && (
         <ol class="timeline">
           {steps.map((step, index) => (
-            <li key={`${index}-${step}`}>{step}</li>
+            <li key={`${index}-${step.outside}`}>
+              <Outside>{step.outside}</Outside>
+              {step.own}
+            </li>
           ))}
         </ol>
       )}
       {result && <Result result={result} />}
     </section>
-  );
-}
-
-function Result({ result }: { result: TaskResult }) {
-  return (
-    <div class="result" data-testid="analysis-result">
-      <h3>Consensus</h3>
-      <dl class="facts">
-        <dt>Score</dt>
-        <dd>{result.consensus_score ?? '–'}</dd>
-        <dt>Risk</dt>
-        <dd>{result.risk_level ?? '–'}</dd>
-        <dt>Action</dt>
-        <dd>{result.recommended_action ?? '–'}</dd>
-        {result.recommended_kubectl && (
-          <>
-            <dt>kubectl</dt>
-            <dd>
-              <code>{result.recommended_kubectl}</code>
-            </dd>
-          </>
-        )}
-      </dl>
-      {result.final_reasoning && <p class="pre">{result.final_reasoning}</p>}
-      {result.opinions && result.opinions.length > 0 && (
-        <>
-          <h3>Opinions</h3>
-          <ul class="cards">
-            {result.opinions.map((opinion, index) => (
-              <li class="card" key={String(opinion.agent ?? index)}>
-                <p class="card-title">{String(opinion.agent ?? 'expert')}</p>
-                <p class="meta">
-                  {String(opinion.recommended_action ?? '–')} · risk{' '}
-                  {String(opinion.risk_level ?? '–')} · confidence{' '}
-                  {String(opinion.confidence ?? '–')}
-                </p>
-                {typeof opinion.reasoning === 'string' && <p>{opinion.reasoning}</p>}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-      <h3>Dissent</h3>
-      {result.dissenting_opinions?.length ? (
-        <ul>
-          {result.dissenting_opinions.map((text) => (
-            <li key={text}>{text}</li>
-          ))}
-        </ul>
-      ) : (
-        <p class="muted">None.</p>
-      )}
-    </div>
   );
 }

@@ -5,12 +5,12 @@ import {
   api,
   type ChainVerdict,
   type OperationEntry,
-  operator,
   type Page,
-  setOperator,
   signInCount,
 } from './api';
+import { Decide } from './approval-decide';
 import { useWatched, when } from './hooks';
+import { JsonText, Outside } from './outside';
 import { onFeedEvent } from './sse';
 
 interface Loaded {
@@ -61,9 +61,11 @@ export function ApprovalView({ id }: { id: string }) {
   if (error)
     return (
       <section>
-        <h1>Approval {id}</h1>
+        <h1>
+          Approval <Outside>{id}</Outside>
+        </h1>
         <p class="error" role="alert">
-          {error}
+          <Outside>{error}</Outside>
         </p>
         <p>
           <a href="#/">Back to the feed</a>
@@ -73,7 +75,9 @@ export function ApprovalView({ id }: { id: string }) {
   if (!loaded)
     return (
       <section>
-        <h1>Approval {id}</h1>
+        <h1>
+          Approval <Outside>{id}</Outside>
+        </h1>
         <p class="muted">Loading…</p>
       </section>
     );
@@ -84,21 +88,36 @@ export function ApprovalView({ id }: { id: string }) {
         <a href="#/">← Feed</a>
       </p>
       <h1>
-        Approval <code>{approval.id}</code>{' '}
+        Approval{' '}
+        <code>
+          <Outside>{approval.id}</Outside>
+        </code>{' '}
         <span class={`badge status-${approval.status}`} data-testid="approval-status">
-          {approval.status}
+          <Outside>{approval.status}</Outside>
         </span>
       </h1>
       <section class="panel" aria-labelledby="card-title">
-        <h2 id="card-title">{approval.action}</h2>
-        {approval.description && <p class="pre">{approval.description}</p>}
+        <h2 id="card-title">
+          <Outside>{approval.action}</Outside>
+        </h2>
+        {approval.description && (
+          <p class="pre">
+            <Outside>{approval.description}</Outside>
+          </p>
+        )}
         <dl class="facts">
           <dt>Risk</dt>
-          <dd>{approval.risk_level}</dd>
+          <dd>
+            <Outside>{approval.risk_level}</Outside>
+          </dd>
           <dt>Requested by</dt>
-          <dd>{approval.requested_by}</dd>
+          <dd>
+            <Outside>{approval.requested_by}</Outside>
+          </dd>
           <dt>Incident</dt>
-          <dd>{approval.incident_id ?? '–'}</dd>
+          <dd>
+            <Outside>{approval.incident_id ?? '–'}</Outside>
+          </dd>
           <dt>Created</dt>
           <dd>{when(approval.created_at)}</dd>
           <dt>Updated</dt>
@@ -109,7 +128,9 @@ export function ApprovalView({ id }: { id: string }) {
             <h3>Dry-run checks</h3>
             <ul>
               {approval.dry_run_checks.map((check) => (
-                <li key={check}>{check}</li>
+                <li key={check}>
+                  <Outside>{check}</Outside>
+                </li>
               ))}
             </ul>
           </>
@@ -117,7 +138,9 @@ export function ApprovalView({ id }: { id: string }) {
         {approval.blast_radius && Object.keys(approval.blast_radius).length > 0 && (
           <details>
             <summary>Blast radius</summary>
-            <pre>{JSON.stringify(approval.blast_radius, null, 2)}</pre>
+            <pre>
+              <JsonText text={JSON.stringify(approval.blast_radius, null, 2)} />
+            </pre>
           </details>
         )}
       </section>
@@ -129,8 +152,11 @@ export function ApprovalView({ id }: { id: string }) {
             {approval.decisions.map((decision) => (
               <li key={`${decision.created_at}-${decision.actor}-${decision.to_status}`}>
                 <time dateTime={decision.created_at}>{when(decision.created_at)}</time>{' '}
-                <strong>{decision.actor}</strong> {decision.decision} via {decision.channel} (
-                {decision.from_status} → {decision.to_status})
+                <strong>
+                  <Outside>{decision.actor}</Outside>
+                </strong>{' '}
+                <Outside>{decision.decision}</Outside> via <Outside>{decision.channel}</Outside> (
+                <Outside>{decision.from_status}</Outside> → <Outside>{decision.to_status}</Outside>)
               </li>
             ))}
           </ol>
@@ -142,9 +168,14 @@ export function ApprovalView({ id }: { id: string }) {
         <h2 id="oplog-title">Operation log</h2>
         {verdict && (
           <p class={verdict.intact ? 'ok' : 'error'}>
-            {verdict.intact
-              ? `Hash chain intact (${verdict.entries} entries checked).`
-              : `Hash chain broken at ${verdict.first_broken_id}: ${verdict.reason}`}
+            {verdict.intact ? (
+              `Hash chain intact (${verdict.entries} entries checked).`
+            ) : (
+              <>
+                Hash chain broken at <Outside>{verdict.first_broken_id}</Outside>:{' '}
+                <Outside>{verdict.reason}</Outside>
+              </>
+            )}
           </p>
         )}
         {operations.length ? (
@@ -152,16 +183,29 @@ export function ApprovalView({ id }: { id: string }) {
             {operations.map((entry) => (
               <li key={entry.id}>
                 <time dateTime={entry.created_at}>{when(entry.created_at)}</time>{' '}
-                <strong>{entry.type}</strong> by {entry.actor}: {entry.action_detail}{' '}
+                <strong>
+                  <Outside>{entry.type}</Outside>
+                </strong>{' '}
+                by <Outside>{entry.actor}</Outside>: <Outside>{entry.action_detail}</Outside>{' '}
                 {entry.success ? (
                   <span class="badge status-approved">ok</span>
                 ) : (
                   <span class="badge status-rejected">failed</span>
                 )}
-                {entry.error_message && <span class="error"> {entry.error_message}</span>}
+                {entry.error_message && (
+                  <span class="error">
+                    {' '}
+                    <Outside>{entry.error_message}</Outside>
+                  </span>
+                )}
                 <div class="hash">
-                  <code>{entry.hash.slice(0, 16)}</code> ←{' '}
-                  <code>{entry.prev_hash.slice(0, 16)}</code>
+                  <code>
+                    <Outside>{entry.hash.slice(0, 16)}</Outside>
+                  </code>{' '}
+                  ←{' '}
+                  <code>
+                    <Outside>{entry.prev_hash.slice(0, 16)}</Outside>
+                  </code>
                 </div>
               </li>
             ))}
@@ -171,106 +215,5 @@ export function ApprovalView({ id }: { id: string }) {
         )}
       </section>
     </div>
-  );
-}
-
-function Decide({ approval, onDecided }: { approval: Approval; onDecided: () => void }) {
-  const signedIn = useWatched(operator);
-  const [id, setId] = useState('');
-  const [key, setKey] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-
-  const decide = async (decision: 'approve' | 'reject') => {
-    if (!signedIn) return;
-    setBusy(true);
-    setMessage(null);
-    try {
-      const answer = await api<{ message: string; status: string }>(
-        `/api/v1/approvals/${encodeURIComponent(approval.id)}/decision`,
-        {
-          method: 'POST',
-          body: { decision },
-          headers: { 'x-operator-id': signedIn.id, 'x-operator-key': signedIn.key },
-        },
-      );
-      setMessage({ ok: true, text: `${answer.message} (now ${answer.status})` });
-      onDecided();
-    } catch (reason) {
-      if (reason instanceof ApiError && reason.detail === 'Invalid operator credentials') {
-        setOperator(null);
-      }
-      setMessage({ ok: false, text: reason instanceof Error ? reason.message : String(reason) });
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <section class="panel" aria-labelledby="decide-title">
-      <h2 id="decide-title">Decide</h2>
-      {message && (
-        <p class={message.ok ? 'ok' : 'error'} role="status">
-          {message.text}
-        </p>
-      )}
-      {signedIn ? (
-        <>
-          <p>
-            Signed in as operator <strong>{signedIn.id}</strong>; recorded as{' '}
-            <code>console_{signedIn.id}</code>.{' '}
-            <button type="button" class="link" onClick={() => setOperator(null)}>
-              Sign out
-            </button>
-          </p>
-          {approval.status === 'pending' ? (
-            <div class="actions">
-              <button type="button" disabled={busy} onClick={() => void decide('approve')}>
-                Approve
-              </button>
-              <button
-                type="button"
-                class="danger"
-                disabled={busy}
-                onClick={() => void decide('reject')}
-              >
-                Reject
-              </button>
-            </div>
-          ) : (
-            <p class="muted">This approval is {approval.status}: nothing more to decide.</p>
-          )}
-        </>
-      ) : (
-        <form
-          class="stack"
-          aria-label="Operator sign-in"
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (id.trim() && key) setOperator({ id: id.trim(), key });
-          }}
-        >
-          <p>Sign in as an operator (from OPERATOR_KEYS) to approve or reject.</p>
-          <label for="operator-id">Operator id</label>
-          <input
-            id="operator-id"
-            autocomplete="username"
-            required
-            value={id}
-            onInput={(event) => setId(event.currentTarget.value)}
-          />
-          <label for="operator-key">Operator key</label>
-          <input
-            id="operator-key"
-            type="password"
-            autocomplete="current-password"
-            required
-            value={key}
-            onInput={(event) => setKey(event.currentTarget.value)}
-          />
-          <button type="submit">Sign in as operator</button>
-        </form>
-      )}
-    </section>
   );
 }

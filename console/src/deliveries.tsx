@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Approval, api, type Page } from './api';
+import { api, type Page } from './api';
 import { age, useNow, when } from './hooks';
+import { LinkedApproval } from './linked-approval';
+import { JsonText, Outside } from './outside';
 import { onFeedEvent } from './sse';
 import { Loading, useLoad } from './views-common';
 
@@ -23,16 +25,6 @@ export interface ExternalEvent {
   approval_id: string | null;
   created_at: string;
   payload?: unknown;
-}
-
-interface AnomalyFrequency {
-  anomaly_key?: string;
-  count_1h?: number;
-  count_24h?: number;
-  count_7d?: number;
-  count_30d?: number;
-  auto_repair_count?: number;
-  escalation_level?: string | null;
 }
 
 const STAGES = ['received', 'deduplicated', 'approval_linked', 'upstream_canary'];
@@ -129,12 +121,19 @@ export function DeliveriesView() {
           {deliveries.map((delivery) => (
             <li key={delivery.key} class="card" data-delivery={delivery.issue_id}>
               <div class="card-head">
-                <h2 class="card-title">{delivery.title || delivery.issue_id}</h2>
-                <span class={`badge severity-${delivery.severity}`}>{delivery.severity}</span>
+                <h2 class="card-title">
+                  <Outside>{delivery.title || delivery.issue_id}</Outside>
+                </h2>
+                <span class={`badge severity-${delivery.severity}`}>
+                  <Outside>{delivery.severity}</Outside>
+                </span>
               </div>
               <p class="meta">
-                {delivery.provider} · issue <code>{delivery.issue_id}</code> · {delivery.project} ·{' '}
-                {age(delivery.last, now)} ago
+                <Outside>{delivery.provider}</Outside> · issue{' '}
+                <code>
+                  <Outside>{delivery.issue_id}</Outside>
+                </code>{' '}
+                · <Outside>{delivery.project}</Outside> · {age(delivery.last, now)} ago
               </p>
               <ol class="stages">
                 {delivery.stages.map((event) => (
@@ -167,14 +166,20 @@ function StageItem({ event }: { event: ExternalEvent }) {
   return (
     <li class="stage" data-stage={event.stage}>
       <div class="stage-head">
-        <span class={`badge stage-${event.stage}`}>{event.stage}</span>
+        <span class={`badge stage-${event.stage}`}>
+          <Outside>{event.stage}</Outside>
+        </span>
         <time dateTime={event.created_at}>{when(event.created_at)}</time>
         {event.approval_id && (
           <a href={`#/approvals/${encodeURIComponent(event.approval_id)}`}>
-            Approval {event.approval_id}
+            Approval <Outside>{event.approval_id}</Outside>
           </a>
         )}
-        {event.operator_id && <span class="muted">by {event.operator_id}</span>}
+        {event.operator_id && (
+          <span class="muted">
+            by <Outside>{event.operator_id}</Outside>
+          </span>
+        )}
         <button
           type="button"
           class="link"
@@ -191,7 +196,9 @@ function StageItem({ event }: { event: ExternalEvent }) {
       {open && (
         <div id={detailId} class="stage-detail">
           {error ? (
-            <p class="error">{error}</p>
+            <p class="error">
+              <Outside>{error}</Outside>
+            </p>
           ) : !detail ? (
             <p class="muted">Loading…</p>
           ) : (
@@ -199,68 +206,42 @@ function StageItem({ event }: { event: ExternalEvent }) {
               <dl class="facts">
                 <dt>Fingerprint</dt>
                 <dd>
-                  <code>{detail.fingerprint}</code>
+                  <code>
+                    <Outside>{detail.fingerprint}</Outside>
+                  </code>
                 </dd>
                 <dt>Target</dt>
-                <dd>{detail.target_resource || '–'}</dd>
+                <dd>
+                  <Outside>{detail.target_resource || '–'}</Outside>
+                </dd>
                 <dt>Namespace</dt>
-                <dd>{detail.namespace || '–'}</dd>
+                <dd>
+                  <Outside>{detail.namespace || '–'}</Outside>
+                </dd>
                 {detail.auth_method && (
                   <>
                     <dt>Auth</dt>
-                    <dd>{detail.auth_method}</dd>
+                    <dd>
+                      <Outside>{detail.auth_method}</Outside>
+                    </dd>
                   </>
                 )}
                 {detail.source_url && (
                   <>
                     <dt>Source</dt>
-                    <dd class="wrap">{detail.source_url}</dd>
+                    <dd class="wrap">
+                      <Outside>{detail.source_url}</Outside>
+                    </dd>
                   </>
                 )}
               </dl>
-              <pre class="json">{JSON.stringify(detail.payload, null, 2)}</pre>
+              <pre class="json">
+                <JsonText text={JSON.stringify(detail.payload, null, 2) ?? ''} />
+              </pre>
             </>
           )}
         </div>
       )}
     </li>
-  );
-}
-
-/** The analysis and the anomaly frequency live on the linked approval's metadata. */
-function LinkedApproval({ id }: { id: string }) {
-  const { data } = useLoad(
-    () => api<Approval>(`/api/v1/approvals/${encodeURIComponent(id)}`).catch(() => null),
-    [id],
-  );
-  if (!data) return null;
-  const metadata = data.metadata ?? {};
-  const frequency = metadata.anomaly_frequency as AnomalyFrequency | undefined;
-  const provider = metadata.llm_provider as string | undefined;
-  const confidence = metadata.llm_confidence as number | undefined;
-  return (
-    <div class="analysis-summary">
-      <p>
-        <span class={`badge status-${data.status}`}>{data.status}</span> risk{' '}
-        <strong>{data.risk_level}</strong> · {data.action}
-        {provider && (
-          <>
-            {' '}
-            · analysed by {provider}
-            {typeof confidence === 'number' ? ` (confidence ${Math.round(confidence * 100)}%)` : ''}
-          </>
-        )}
-      </p>
-      {data.description && <p class="pre">{data.description}</p>}
-      {frequency && (
-        <p class="frequency" data-testid="anomaly-frequency">
-          Anomaly frequency: {frequency.count_1h ?? 0} in 1 h, {frequency.count_24h ?? 0} in 24 h,{' '}
-          {frequency.count_7d ?? 0} in 7 d, {frequency.count_30d ?? 0} in 30 d{' · '}
-          <span class={`badge escalation-${frequency.escalation_level ?? 'none'}`}>
-            {frequency.escalation_level ?? 'no escalation'}
-          </span>
-        </p>
-      )}
-    </div>
   );
 }

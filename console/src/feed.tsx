@@ -8,38 +8,21 @@ import {
   type Page,
   signInCount,
 } from './api';
+import { ActivityText, ApprovalCard, IncidentCard, Select } from './feed-items';
 import { age, useNow, useWatched } from './hooks';
+import { Outside } from './outside';
 import { onFeedEvent } from './sse';
 
 interface Activity {
   key: string;
   at: string;
-  text: string;
+  event: FeedEvent;
 }
 
 const SEVERITY_ORDER = ['critical', 'high', 'warning', 'medium', 'low', 'info'];
 
 function sortedNewest<T extends { id: string }>(map: Map<string, T>, at: (item: T) => string) {
   return [...map.values()].sort((a, b) => Date.parse(at(b)) - Date.parse(at(a)));
-}
-
-function describe(event: FeedEvent): string {
-  switch (event.type) {
-    case 'signal.handled':
-      return `Signal ${event.entry_id}: ${event.outcome}${event.incident_id ? ` → ${event.incident_id}` : ''}`;
-    case 'analysis.updated':
-      return `Analysis ${event.task_id}: ${event.state} ${event.progress ?? 0}% (${event.agents_completed ?? 0}/${event.total_agents ?? 0} experts)`;
-    case 'approval.updated':
-      return `Approval ${event.approval_id} ${event.status} by ${event.actor} via ${event.channel}`;
-    case 'approval.created':
-      return `Approval ${event.approval_id} created${event.incident_id ? ` for ${event.incident_id}` : ''}`;
-    case 'incident.created':
-      return `Incident ${event.incident_id} (${event.severity}, ${event.namespace})`;
-    case 'incident.converged':
-      return `Incident ${event.incident_id} hit ${event.hit_count} times`;
-    default:
-      return event.type;
-  }
 }
 
 export function FeedView() {
@@ -101,7 +84,7 @@ export function FeedView() {
             {
               key: `${event.type}-${event.at}-${current.length}`,
               at: event.at,
-              text: describe(event),
+              event,
             },
             ...current,
           ].slice(0, 30),
@@ -167,7 +150,7 @@ export function FeedView() {
       <h1>Live feed</h1>
       {error && (
         <p class="error" role="alert">
-          Could not load: {error}
+          Could not load: <Outside>{error}</Outside>
         </p>
       )}
       <form class="filters" aria-label="Filters" onSubmit={(event) => event.preventDefault()}>
@@ -217,20 +200,7 @@ export function FeedView() {
           ) : (
             <ul class="cards">
               {shownApprovals.map((approval) => (
-                <li key={approval.id} class="card" data-approval-id={approval.id}>
-                  <div class="card-head">
-                    <a href={`#/approvals/${encodeURIComponent(approval.id)}`}>{approval.id}</a>
-                    <span class={`badge status-${approval.status}`}>{approval.status}</span>
-                  </div>
-                  <p class="card-title">{approval.action}</p>
-                  <p class="meta">
-                    risk {approval.risk_level}
-                    {approval.signers_needed !== undefined &&
-                      ` · ${approval.signers ?? 0}/${approval.signers_needed} signers`}
-                    {' · '}
-                    updated {age(approval.updated_at, now)} ago
-                  </p>
-                </li>
+                <ApprovalCard key={approval.id} approval={approval} now={now} />
               ))}
             </ul>
           )}
@@ -244,77 +214,13 @@ export function FeedView() {
           <ol class="activity">
             {activity.map((item) => (
               <li key={item.key}>
-                <time dateTime={item.at}>{age(item.at, now)} ago</time> {item.text}
+                <time dateTime={item.at}>{age(item.at, now)} ago</time>{' '}
+                <ActivityText event={item.event} />
               </li>
             ))}
           </ol>
         )}
       </section>
-    </div>
-  );
-}
-
-function IncidentCard({ incident, now }: { incident: Incident; now: number }) {
-  return (
-    <li class="card" data-incident-id={incident.id}>
-      <div class="card-head">
-        <span class={`badge severity-${incident.severity}`}>{incident.severity}</span>
-        <span class={`badge status-${incident.status}`}>{incident.status}</span>
-        <span class="hits" title="alerts merged into this incident">
-          <span class="hit-count">{incident.hit_count}</span>
-          {incident.hit_count === 1 ? ' hit' : ' hits'}
-        </span>
-      </div>
-      <p class="card-title">{incident.alert_name}</p>
-      <p class="meta">
-        {incident.namespace}/{incident.workload} · {incident.alert_type} · first{' '}
-        {age(incident.first_seen, now)} ago · last {age(incident.last_seen, now)} ago
-      </p>
-      <details>
-        <summary>Why these alerts were grouped</summary>
-        <p>
-          Fingerprint <code>{incident.fingerprint}</code> = first 32 hex characters of sha256(
-          <code>
-            {incident.namespace}:{incident.workload}:{incident.alert_type}
-          </code>
-          ). An alert with the same fingerprint joins this incident while its approval is pending or
-          it was first seen less than 5 minutes earlier.
-        </p>
-      </details>
-      <p class="links">
-        {incident.approval_id && (
-          <a href={`#/approvals/${encodeURIComponent(incident.approval_id)}`}>
-            Approval {incident.approval_id}
-          </a>
-        )}
-        <a href={`#/analysis?incident=${encodeURIComponent(incident.id)}`}>Analyze</a>
-      </p>
-    </li>
-  );
-}
-
-function Select(props: {
-  label: string;
-  id: string;
-  value: string;
-  options: string[];
-  set: (value: string) => void;
-}) {
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      <select
-        id={props.id}
-        value={props.value}
-        onChange={(event) => props.set(event.currentTarget.value)}
-      >
-        <option value="">All</option>
-        {props.options.map((option) => (
-          <option key={option} value={option}>
-            {option}
-          </option>
-        ))}
-      </select>
     </div>
   );
 }

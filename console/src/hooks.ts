@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Watched } from './api';
+import { isolate } from './outside';
 
 export function useWatched<T>(watched: Watched<T>): T {
   const [, setTick] = useState(0);
@@ -31,7 +32,8 @@ export function age(iso: string | null | undefined, now: number): string {
 export function when(iso: string | null | undefined): string {
   if (!iso) return '–';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  // A stamp that is no date is shown as sent: outside text, so isolated.
+  return Number.isNaN(date.getTime()) ? isolate(iso) : date.toLocaleString();
 }
 
 export function useHash(): string {

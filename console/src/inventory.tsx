@@ -1,5 +1,7 @@
+import { Fragment } from 'preact';
 import { api } from './api';
 import { when } from './hooks';
+import { Outside } from './outside';
 import { Loading, useLoad } from './views-common';
 
 interface Workspace {
@@ -45,6 +47,12 @@ interface Inventory {
   drift_findings: Finding[];
 }
 
+/** A drift note: the page's label, then the dependency's name (outside text). */
+interface DriftNote {
+  label: string;
+  name: string | null;
+}
+
 export function InventoryView() {
   const { data, error, reload } = useLoad(
     () => api<Inventory>('/api/v1/agents/javascript-package-inventory'),
@@ -58,12 +66,12 @@ export function InventoryView() {
       </section>
     );
   const drift = data.lockfile_drift;
-  const driftByWorkspace = new Map<string, string[]>();
+  const driftByWorkspace = new Map<string, DriftNote[]>();
   const note = (list: DriftEntry[], label: string) => {
     for (const entry of list) {
       if (!entry.workspace_id) continue;
       const notes = driftByWorkspace.get(entry.workspace_id) ?? [];
-      notes.push(`${label}${entry.dependency_name ? ` ${entry.dependency_name}` : ''}`);
+      notes.push({ label, name: entry.dependency_name });
       driftByWorkspace.set(entry.workspace_id, notes);
     }
   };
@@ -83,7 +91,7 @@ export function InventoryView() {
       <p>
         Lock file drift:{' '}
         <span class={`badge drift-${drift.status}`} data-testid="drift-status">
-          {drift.status}
+          <Outside>{drift.status}</Outside>
         </span>{' '}
         ({drift.missing_in_lockfile.length} missing, {drift.specifier_mismatches.length} mismatched,{' '}
         {drift.extra_in_lockfile.length} extra)
@@ -100,14 +108,29 @@ export function InventoryView() {
               data-finding={finding.finding_id}
             >
               <div class="card-head">
-                <strong>{finding.summary}</strong>
+                <strong>
+                  <Outside>{finding.summary}</Outside>
+                </strong>
                 <span>
-                  <span class={`badge severity-${finding.severity}`}>{finding.severity}</span>{' '}
-                  <span class={`badge drift-${finding.status}`}>{finding.status}</span>
+                  <span class={`badge severity-${finding.severity}`}>
+                    <Outside>{finding.severity}</Outside>
+                  </span>{' '}
+                  <span class={`badge drift-${finding.status}`}>
+                    <Outside>{finding.status}</Outside>
+                  </span>
                 </span>
               </div>
-              <p class="small">Next: {finding.next_action}</p>
-              <p class="small muted wrap">{finding.evidence_refs.join(', ')}</p>
+              <p class="small">
+                Next: <Outside>{finding.next_action}</Outside>
+              </p>
+              <p class="small muted wrap">
+                {finding.evidence_refs.map((ref, index) => (
+                  <Fragment key={`${index}-${ref}`}>
+                    {index > 0 && ', '}
+                    <Outside>{ref}</Outside>
+                  </Fragment>
+                ))}
+              </p>
             </li>
           ))}
         </ul>
@@ -138,23 +161,41 @@ export function InventoryView() {
                   data-workspace={workspace.workspace_id}
                 >
                   <td>
-                    <strong>{workspace.display_name}</strong>
-                    <div class="small muted wrap">{workspace.manifest_ref}</div>
+                    <strong>
+                      <Outside>{workspace.display_name}</Outside>
+                    </strong>
+                    <div class="small muted wrap">
+                      <Outside>{workspace.manifest_ref}</Outside>
+                    </div>
                   </td>
                   <td>
-                    <span class={`badge drift-${workspace.status}`}>{workspace.status}</span>
-                    <div class="small">risk {workspace.risk_level}</div>
+                    <span class={`badge drift-${workspace.status}`}>
+                      <Outside>{workspace.status}</Outside>
+                    </span>
+                    <div class="small">
+                      risk <Outside>{workspace.risk_level}</Outside>
+                    </div>
                   </td>
                   <td>{workspace.dependency_counts.total}</td>
                   <td>
                     {notes.length ? (
                       <ul class="plain small">
-                        {notes.map((text) => (
-                          <li key={text}>{text}</li>
+                        {notes.map((note, index) => (
+                          <li key={`${index}-${note.label}-${note.name}`}>
+                            {note.label}
+                            {note.name !== null && (
+                              <>
+                                {' '}
+                                <Outside>{note.name}</Outside>
+                              </>
+                            )}
+                          </li>
                         ))}
                       </ul>
                     ) : (
-                      <span class="small muted">{workspace.next_action}</span>
+                      <span class="small muted">
+                        <Outside>{workspace.next_action}</Outside>
+                      </span>
                     )}
                   </td>
                 </tr>

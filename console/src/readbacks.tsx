@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, authHeaders, noteAccess } from './api';
+import { JsonText, Outside } from './outside';
 import { SCENE_READBACK } from './scene';
 import { Loading, useLoad } from './views-common';
 
@@ -86,11 +87,21 @@ export function ReadbacksView() {
                 data-readback={row.name}
               >
                 <div class="catalog-main">
-                  <a href={`#/readbacks/${encodeURIComponent(row.name)}`}>{row.name}</a>
-                  <div class="small muted">{row.summary}</div>
-                  {row.detail && <div class="small wrap">{row.detail}</div>}
+                  <a href={`#/readbacks/${encodeURIComponent(row.name)}`}>
+                    <Outside>{row.name}</Outside>
+                  </a>
+                  <div class="small muted">
+                    <Outside>{row.summary}</Outside>
+                  </div>
+                  {row.detail && (
+                    <div class="small wrap">
+                      <Outside>{row.detail}</Outside>
+                    </div>
+                  )}
                 </div>
-                <span class={`badge readback-badge-${row.state}`}>{row.state}</span>
+                <span class={`badge readback-badge-${row.state}`}>
+                  <Outside>{row.state}</Outside>
+                </span>
               </li>
             ))}
           </ul>
@@ -102,20 +113,24 @@ export function ReadbacksView() {
 
 const REDACTION = /(\[redacted-(?:ip|host|mac)\])/;
 
-/** Pretty JSON with the service's redaction markers marked. */
+/** The service's redaction markers in a piece of the document, marked. */
+function markRedactions(piece: string) {
+  return piece.split(REDACTION).map((part, index) =>
+    index % 2 === 1 ? (
+      <mark key={index} class="redacted" title="redacted by the service">
+        {part}
+      </mark>
+    ) : (
+      part
+    ),
+  );
+}
+
+/** The document as served (outside text), its strings isolated, redactions marked. */
 function Highlighted({ text }: { text: string }) {
-  const parts = text.split(REDACTION);
   return (
     <pre class="json" data-testid="readback-document">
-      {parts.map((part, index) =>
-        index % 2 === 1 ? (
-          <mark key={index} class="redacted" title="redacted by the service">
-            {part}
-          </mark>
-        ) : (
-          part
-        ),
-      )}
+      <JsonText text={text} mark={markRedactions} />
     </pre>
   );
 }
@@ -153,7 +168,7 @@ export function ReadbackDocumentView({ name }: { name: string }) {
         <a href="#/readbacks">← Readbacks</a>
       </p>
       <h1 id="readback-title" class="wrap">
-        {name}
+        <Outside>{name}</Outside>
       </h1>
       {name === SCENE_READBACK && (
         <p>
@@ -165,8 +180,17 @@ export function ReadbackDocumentView({ name }: { name: string }) {
       ) : (
         <>
           <p class="muted small">
-            <code>GET {`${AGENTS}${name}`}</code> answered {data.status}
-            {data.etag ? `, ETag ${data.etag}` : ''}.{' '}
+            <code>
+              GET {AGENTS}
+              <Outside>{name}</Outside>
+            </code>{' '}
+            answered {data.status}
+            {data.etag && (
+              <>
+                , ETag <Outside>{data.etag}</Outside>
+              </>
+            )}
+            .{' '}
             {redactions > 0 && (
               <span data-testid="redaction-count">
                 {redactions} value(s) redacted by the service.

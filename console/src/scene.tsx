@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from './api';
 import { age, useNow, when } from './hooks';
+import { isolate, Outside } from './outside';
 import { onFeedEvent } from './sse';
 import { Loading, useLoad } from './views-common';
 
@@ -104,7 +105,10 @@ export function SceneDrawing({ scene }: { scene: Scene }) {
     };
   }, [scene]);
 
-  const active = scene.actors.filter((actor) => actor.state === 'active').map((a) => label(a.id));
+  // An attribute and SVG text hold no element: the actors' names are isolated as strings.
+  const active = scene.actors
+    .filter((actor) => actor.state === 'active')
+    .map((a) => isolate(label(a.id)));
   return (
     <svg
       ref={svg}
@@ -154,10 +158,10 @@ export function SceneDrawing({ scene }: { scene: Scene }) {
             <circle class="actor-ring" r={28} />
             <circle class="actor-body" r={22} />
             <text class="actor-label" y={50} text-anchor="middle">
-              {label(actor.id)}
+              {isolate(label(actor.id))}
             </text>
             <text class="actor-state" y={4} text-anchor="middle">
-              {actor.state}
+              {isolate(actor.state)}
             </text>
           </g>
         );
@@ -199,10 +203,14 @@ export function SceneView() {
             {data.actors.map((actor) => (
               <li key={actor.id} class={`actor-item actor-${actor.state}`}>
                 <span class="actor-dot" aria-hidden="true" />
-                <strong>{label(actor.id)}</strong>{' '}
-                <span class={`badge scene-${actor.state}`}>{actor.state}</span>
+                <strong>
+                  <Outside>{label(actor.id)}</Outside>
+                </strong>{' '}
+                <span class={`badge scene-${actor.state}`}>
+                  <Outside>{actor.state}</Outside>
+                </span>
                 <div class="small">
-                  {actor.activity}
+                  <Outside>{actor.activity}</Outside>
                   {actor.last_event_at ? ` · ${age(actor.last_event_at, now)} ago` : ''}
                 </div>
               </li>
@@ -215,8 +223,11 @@ export function SceneView() {
             <ol class="timeline">
               {data.trace.map((event) => (
                 <li key={event.seq}>
-                  <time dateTime={event.at}>{when(event.at)}</time> <strong>{event.type}</strong> by{' '}
-                  {event.actor}: {event.summary}{' '}
+                  <time dateTime={event.at}>{when(event.at)}</time>{' '}
+                  <strong>
+                    <Outside>{event.type}</Outside>
+                  </strong>{' '}
+                  by <Outside>{event.actor}</Outside>: <Outside>{event.summary}</Outside>{' '}
                   <span class={`badge ${event.success ? 'status-approved' : 'status-rejected'}`}>
                     {event.success ? 'ok' : 'failed'}
                   </span>

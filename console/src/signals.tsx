@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, authHeaders, type FeedEvent, noteAccess } from './api';
 import { age, useNow, when } from './hooks';
+import { Outside } from './outside';
 import { onFeedEvent } from './sse';
 import { Loading, useLoad } from './views-common';
 
@@ -105,12 +106,14 @@ export function SignalsView() {
       {!signals.data ? (
         <Loading error={signals.error} />
       ) : signals.data.items.length === 0 ? (
-        <p class="muted">No signal on {signals.data.stream} yet.</p>
+        <p class="muted">
+          No signal on <Outside>{signals.data.stream}</Outside> yet.
+        </p>
       ) : (
         <div class="table-wrap">
           <table class="data">
             <caption class="visually-hidden">
-              Latest entries of {signals.data.stream}, newest first
+              Latest entries of <Outside>{signals.data.stream}</Outside>, newest first
             </caption>
             <thead>
               <tr>
@@ -128,15 +131,24 @@ export function SignalsView() {
                 return (
                   <tr key={signal.id} data-signal-id={signal.id}>
                     <td>
-                      <strong>{signal.alert_name}</strong>
+                      <strong>
+                        <Outside>{signal.alert_name}</Outside>
+                      </strong>
                       <div class="muted small">
-                        {signal.source} · {signal.namespace}/{signal.target}
+                        <Outside>{signal.source}</Outside> · <Outside>{signal.namespace}</Outside>/
+                        <Outside>{signal.target}</Outside>
                       </div>
-                      <div class="small wrap">{signal.message}</div>
-                      <code class="small">{signal.id}</code>
+                      <div class="small wrap">
+                        <Outside>{signal.message}</Outside>
+                      </div>
+                      <code class="small">
+                        <Outside>{signal.id}</Outside>
+                      </code>
                     </td>
                     <td>
-                      <span class={`badge severity-${signal.severity}`}>{signal.severity}</span>
+                      <span class={`badge severity-${signal.severity}`}>
+                        <Outside>{signal.severity}</Outside>
+                      </span>
                     </td>
                     <td>
                       <time dateTime={signal.received_at} title={when(signal.received_at)}>
@@ -145,9 +157,13 @@ export function SignalsView() {
                     </td>
                     <td>
                       <span class={`badge outcome-${outcome}`} data-testid="signal-outcome">
-                        {outcome}
+                        <Outside>{outcome}</Outside>
                       </span>
-                      {incident && <div class="small">→ {incident}</div>}
+                      {incident && (
+                        <div class="small">
+                          → <Outside>{incident}</Outside>
+                        </div>
+                      )}
                     </td>
                   </tr>
                 );

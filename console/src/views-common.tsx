@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, signInCount } from './api';
 import { useWatched } from './hooks';
+import { Outside } from './outside';
 
 /** Loads with `load` whenever `deps` or the sign-in change; `reload()` loads again. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
@@ -32,7 +33,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
 export function Loading({ error }: { error: string | null }) {
   return error ? (
     <p class="error" role="alert">
-      {error}
+      <Outside>{error}</Outside>
     </p>
   ) : (
     <p class="muted">Loading…</p>

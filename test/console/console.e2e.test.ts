@@ -1,20 +1,24 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueAlert, trackerSignature } from '../errtracker/tracker-delivery.js';
 import { tempDir } from '../helpers/backends.js';
-import { startServerProcess } from '../helpers/server-process.js';
 import {
   callbackUpdate,
   startTelegramStandIn,
   type TelegramStandIn,
 } from '../helpers/telegram-stand-in.js';
 import { EXAMPLES_DIR } from '../readbacks/readback-helpers.js';
+import {
+  buildConsoleIfStale,
+  hasChromium,
+  launchChromium,
+  startConsoleService,
+} from './console-browser.js';
 
 /**
  * Issue 14: the operator console in a real browser (Debian's chromium driven by
@@ -22,63 +26,24 @@ import { EXAMPLES_DIR } from '../readbacks/readback-helpers.js';
  * desktop and phone width go to test-artifacts/console/.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium && process.env.REQUIRE_SERVICES === '1') {
-  throw new Error(`${CHROMIUM} is missing: install the chromium package (.ci/run does)`);
-}
-if (!hasChromium) {
-  console.warn(`console e2e skipped: no ${CHROMIUM} (install Debian's chromium package)`);
-}
-
 const ARTIFACTS = path.resolve('test-artifacts/console');
 const SECRET = 'console-e2e-webhook-secret';
 const TOKEN = 'console-e2e-token';
 const WIDTHS = { desktop: 1280, phone: 390 } as const;
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const children: ChildProcess[] = [];
 /** The whitelisted chat user who presses the card's buttons. */
 const CHAT_USER = 111;
 
-/**
- * The service as `npm start` runs it. CONSOLE_E2E_ENTRY names another entry point (one
- * that registers the console routes on a checkout whose app.ts does not yet).
- */
+/** The service with this file's webhook secret and operator. */
 async function startService(env: Record<string, string>): Promise<string> {
   return (await startServiceProcess(env)).url;
 }
 
-async function startServiceProcess(
-  env: Record<string, string>,
-): Promise<{ url: string; child: ChildProcess }> {
-  const fullEnv = {
-    DATA_DIR: tempDir('console-e2e-'),
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    APP_ENV: 'test',
-    SIGNAL_CONSUMER: 'false',
+function startServiceProcess(env: Record<string, string>) {
+  return startConsoleService({
     WEBHOOK_SECRET: SECRET,
-    OPERATOR_KEYS: 'alice:alice-key',
+    OPERATOR_KEYS: 'alice:alice-key-0123456789',
     ...env,
-  };
-  const entry = process.env.CONSOLE_E2E_ENTRY;
-  if (!entry) return startServerProcess(fullEnv);
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', CONSOLE_TOKEN: '', ...fullEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve({ url: match[1]!, child });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
   });
 }
 
@@ -197,20 +162,6 @@ async function axeViolations(browser: Browser, url: string, ready: (page: Page) 
   return found;
 }
 
-/** The console as the working tree has it: built again when a source is newer than the build. */
-function buildConsoleIfStale(): void {
-  const built = path.resolve('dist-console/index.html');
-  const newest = (dir: string): number =>
-    Math.max(
-      ...fs.readdirSync(dir, { withFileTypes: true }).map((entry) => {
-        const full = path.join(dir, entry.name);
-        return entry.isDirectory() ? newest(full) : fs.statSync(full).mtimeMs;
-      }),
-    );
-  if (fs.existsSync(built) && fs.statSync(built).mtimeMs >= newest(path.resolve('console'))) return;
-  execFileSync('npm', ['run', 'build:console'], { stdio: 'inherit' });
-}
-
 describe.skipIf(!hasChromium)('the operator console in a browser', () => {
   let browser: Browser;
   let context: BrowserContext;
@@ -227,16 +178,12 @@ describe.skipIf(!hasChromium)('the operator console in a browser', () => {
 
   beforeAll(async () => {
     buildConsoleIfStale();
-    [base, browser] = await Promise.all([
-      startService({}),
-      chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
-    ]);
+    [base, browser] = await Promise.all([startService({}), launchChromium()]);
     context = await browser.newContext({ viewport: { width: WIDTHS.desktop, height: 900 } });
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    for (const child of children) child.kill('SIGKILL');
   });
 
   it('serves the console at /console/ and sends / there', async () => {
@@ -302,7 +249,7 @@ describe.skipIf(!hasChromium)('the operator console in a browser', () => {
       status: string;
     };
     await page.getByLabel('Operator id').fill('alice');
-    await page.getByLabel('Operator key').fill('alice-key');
+    await page.getByLabel('Operator key').fill('alice-key-0123456789');
     await page.getByRole('button', { name: 'Sign in as operator' }).click();
     if (before.status === 'pending') {
       await page.getByRole('button', { name: 'Approve' }).click();
@@ -470,7 +417,7 @@ describe.skipIf(!hasChromium)(
           CHAT_WHITELIST: String(CHAT_USER),
           CHAT_POLLING: 'false',
         }),
-        chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }),
+        launchChromium(),
       ]);
       context = await browser.newContext({ viewport: { width: WIDTHS.desktop, height: 900 } });
     }, 120_000);
@@ -665,7 +612,7 @@ describe.skipIf(!hasChromium)(
       await page.goto(`${base}/console/#/approvals/${onPage}`);
       await page.getByRole('heading', { name: 'Decide', exact: true }).waitFor();
       await page.getByLabel('Operator id').fill('alice');
-      await page.getByLabel('Operator key').fill('alice-key');
+      await page.getByLabel('Operator key').fill('alice-key-0123456789');
       await page.getByRole('button', { name: 'Sign in as operator' }).click();
       await page.getByRole('button', { name: 'Approve' }).click();
       await page

@@ -1,0 +1,61 @@
+import { type Approval, api } from './api';
+import { Outside } from './outside';
+import { useLoad } from './views-common';
+
+interface AnomalyFrequency {
+  anomaly_key?: string;
+  count_1h?: number;
+  count_24h?: number;
+  count_7d?: number;
+  count_30d?: number;
+  auto_repair_count?: number;
+  escalation_level?: string | null;
+}
+
+/** The analysis and the anomaly frequency live on the linked approval's metadata. */
+export function LinkedApproval({ id }: { id: string }) {
+  const { data } = useLoad(
+    () => api<Approval>(`/api/v1/approvals/${encodeURIComponent(id)}`).catch(() => null),
+    [id],
+  );
+  if (!data) return null;
+  const metadata = data.metadata ?? {};
+  const frequency = metadata.anomaly_frequency as AnomalyFrequency | undefined;
+  const provider = metadata.llm_provider as string | undefined;
+  const confidence = metadata.llm_confidence as number | undefined;
+  return (
+    <div class="analysis-summary">
+      <p>
+        <span class={`badge status-${data.status}`}>
+          <Outside>{data.status}</Outside>
+        </span>{' '}
+        risk{' '}
+        <strong>
+          <Outside>{data.risk_level}</Outside>
+        </strong>{' '}
+        · <Outside>{data.action}</Outside>
+        {provider && (
+          <>
+            {' '}
+            · analysed by <Outside>{provider}</Outside>
+            {typeof confidence === 'number' ? ` (confidence ${Math.round(confidence * 100)}%)` : ''}
+          </>
+        )}
+      </p>
+      {data.description && (
+        <p class="pre">
+          <Outside>{data.description}</Outside>
+        </p>
+      )}
+      {frequency && (
+        <p class="frequency" data-testid="anomaly-frequency">
+          Anomaly frequency: {frequency.count_1h ?? 0} in 1 h, {frequency.count_24h ?? 0} in 24 h,{' '}
+          {frequency.count_7d ?? 0} in 7 d, {frequency.count_30d ?? 0} in 30 d{' · '}
+          <span class={`badge escalation-${frequency.escalation_level ?? 'none'}`}>
+            <Outside>{frequency.escalation_level ?? 'no escalation'}</Outside>
+          </span>
+        </p>
+      )}
+    </div>
+  );
+}
