@@ -46,23 +46,30 @@ export function guarded(context: GuardContext, check: CredentialCheck): Guard {
     }
     const refusal = check(request);
     if (!refusal) return;
-    if (refusal.tried) {
-      log.warn(
-        {
-          client: request.ip,
-          operator: refusal.operatorId,
-          credential: refusal.tried,
-          route: `${request.method} ${request.routeOptions.url ?? request.url}`,
-        },
-        `failed credential: ${refusal.tried}`,
-      );
-      await failures.record(request.ip).catch((error: unknown) => {
-        log.warn({ err: error }, 'credential failures: not counted');
-      });
-    }
+    if (refusal.tried) await noteFailedCredential(context, request, refusal);
     if (refusal.bearer) reply.header('www-authenticate', 'Bearer');
     throw refusal.error;
   };
+}
+
+/** Logs a credential presented and found wrong (never its value) and counts it. */
+export async function noteFailedCredential(
+  { failures, log }: GuardContext,
+  request: FastifyRequest,
+  tried: Pick<Refusal, 'tried' | 'operatorId'>,
+): Promise<void> {
+  log.warn(
+    {
+      client: request.ip,
+      operator: tried.operatorId,
+      credential: tried.tried,
+      route: `${request.method} ${request.routeOptions.url ?? request.url}`,
+    },
+    `failed credential: ${tried.tried}`,
+  );
+  await failures.record(request.ip).catch((error: unknown) => {
+    log.warn({ err: error }, 'credential failures: not counted');
+  });
 }
 
 /** The first value of a header that may repeat. */

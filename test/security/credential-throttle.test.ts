@@ -112,6 +112,24 @@ describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
   });
 });
 
+describe('canaries take operator keys, so a wrong one there counts too', () => {
+  it('after 10 canaries with wrong keys, the address gets 429 even with the right key', async () => {
+    const test = await buildTestApp({ env: ENV });
+    const canary = (key: string) =>
+      test.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks/errtracker/error',
+        headers: { 'x-operator-id': 'alice', 'x-operator-key': key },
+        payload: { action: 'triggered', data: { issue: { id: 'platform-canary-1' } } },
+      });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await canary(`guess-${attempt}`)).statusCode).toBe(401);
+    }
+    expect((await canary(KEY)).statusCode).toBe(429);
+    expect((await me(test, KEY)).statusCode).toBe(429);
+  });
+});
+
 describe('the throttle holds across replicas sharing Redis', () => {
   it.runIf(backends().includes('distributed'))(
     'five failures on each of two replicas block the address on both',

@@ -49,7 +49,7 @@ export async function approvalDecisionRoutes(
         tags: ['approvals'],
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         body: Decision,
-        response: { 200: DecisionAnswer, 401: Detail, 404: Detail, 409: Detail },
+        response: { 200: DecisionAnswer, 401: Detail, 404: Detail, 409: Detail, 429: Detail },
       },
     },
     async (request) => {

@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errors, HttpError } from '../../errors.js';
+import { operatorOf } from '../../http/access-guards.js';
+import { guarded, noteFailedCredential } from '../../http/credential-guard.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
+import { isCanary } from './canary.js';
 import { registerExternalEventRoutes } from './external-event-routes.js';
 import { handleTrackerDelivery } from './tracker-webhook.js';
 
@@ -44,6 +47,9 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
   app.post(
     '/webhooks/errtracker/error',
     {
+      // An address blocked for failed credentials is refused here too: canaries take
+      // operator keys. Nothing is checked otherwise; the tracker signs its deliveries.
+      onRequest: guarded(services, () => undefined),
       schema: {
         summary: 'Error-tracker issue webhook: canary, signature, dedup, analysis',
         response: {
@@ -57,6 +63,8 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
             { additionalProperties: true },
           ),
           401: Type.Object({ detail: Type.String() }),
+          415: Type.Object({ detail: Type.String() }),
+          429: Type.Object({ detail: Type.String() }),
           500: Type.Object({ detail: Type.String() }),
         },
         tags: ['webhooks'],
@@ -68,13 +76,27 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
       },
     },
     async (request) => {
+      const operatorId = header(request, 'x-operator-id');
+      const operatorKey = header(request, 'x-operator-key');
+      // A canary takes operator keys (or a hook signature): a wrong key tried here is a
+      // guess like any other, logged and counted (CONTRACT, Hostile clients).
+      if (
+        operatorKey !== undefined &&
+        isCanary(request.body) &&
+        operatorOf(services.config.operatorKeys, operatorId, operatorKey) === undefined
+      ) {
+        await noteFailedCredential(services, request, {
+          tried: 'operator key',
+          operatorId: operatorId?.slice(0, 128),
+        });
+      }
       try {
         return await handleTrackerDelivery(services, {
           rawBody: request.rawBody ?? Buffer.alloc(0),
           payload: request.body ?? {},
           signature: header(request, 'errtracker-hook-signature'),
-          operatorId: header(request, 'x-operator-id'),
-          operatorKey: header(request, 'x-operator-key'),
+          operatorId,
+          operatorKey,
         });
       } catch (error) {
         if (error instanceof HttpError) throw error;
