@@ -8,15 +8,13 @@ import { type Background, startBackground } from './background.js';
 import { weakSecrets, weakSecretWarning } from './config/secret-strength.js';
 import type { Config } from './config.js';
 import { analysisRoutes } from './features/analysis/analysis-routes.js';
-import { approvalDecisionRoutes } from './features/approvals/approval-decision-routes.js';
 import { approvalRoutes } from './features/approvals/approval-routes.js';
 import { operatorRoutes } from './features/approvals/operator-routes.js';
-import type { CallbackDeps } from './features/chat/callback-handler.js';
-import { createCardSender } from './features/chat/card-sender.js';
 import { chatopsRoutes } from './features/chat/chatops-routes.js';
-import { createHitCountRefresher } from './features/chat/hit-count-refresher.js';
 import { consoleRoot, consoleRoutes } from './features/console/console-routes.js';
 import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
+import { approvalDecisionRoutes } from './features/escalation/decision-routes.js';
+import { createEscalation } from './features/escalation/escalation.js';
 import { eventsRoutes } from './features/events/events-routes.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
@@ -24,10 +22,9 @@ import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
 import { RECEIVER_TOKEN_SCHEME, receiverRoutes } from './features/intake/receiver-routes.js';
 import { inventoryRoutes } from './features/inventory/inventory-routes.js';
+import { operationLogRoutes } from './features/oplog/operation-log-routes.js';
 import { readbackRoutes } from './features/readbacks/readback-routes.js';
-import { operationLogRoutes } from './features/repair/operation-log-routes.js';
 import { loadPlaybooks } from './features/repair/playbooks.js';
-import { repairDeps } from './features/repair/repair-jobs.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { refuseUnknownHosts } from './http/host-check.js';
@@ -146,21 +143,17 @@ export async function buildApp(
   await app.register(observabilityRoutes, { services });
   await app.register(consoleRoutes, { root: consoleRoot() });
   await app.register(readinessRoutes, { prefix: '/api/v1', services });
-  const cards = createCardSender(services);
-  const hitCounts = createHitCountRefresher(cards);
+  const escalation = createEscalation(services, playbooks);
   const intake = createAlertIntake(services, alertTypeRules, {
-    onConverged: (approvalId, hitCount) => {
-      if (services.chat.configured) hitCounts.note(approvalId, hitCount);
-    },
+    onConverged: (approvalId, hitCount) => escalation.onConverged(approvalId, hitCount),
   });
-  const callbacks: CallbackDeps = { services, cards };
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
   await app.register(receiverRoutes, { prefix: '/api/v1', services, intake });
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
   await app.register(readApiRoutes, { prefix: '/api/v1', services });
   await app.register(eventsRoutes, { prefix: '/api/v1', services });
   await app.register(approvalRoutes, { prefix: '/api/v1', services });
-  await app.register(approvalDecisionRoutes, { prefix: '/api/v1', callbacks });
+  await app.register(approvalDecisionRoutes, { prefix: '/api/v1', deps: escalation.decisions });
   await app.register(operatorRoutes, { prefix: '/api/v1', services });
   await app.register(inventoryRoutes, { prefix: '/api/v1', services });
   await app.register(readbackRoutes, { prefix: '/api/v1', services, playbooks, alertTypeRules });
@@ -169,18 +162,13 @@ export async function buildApp(
   await app.register(chatopsRoutes, {
     prefix: '/api/v1',
     services,
-    cards,
-    callbacks,
+    cards: escalation.cards,
+    callbacks: escalation.decisions,
     pollingActive: () => background?.pollingActive() ?? false,
   });
 
   app.addHook('onReady', async () => {
-    background = await startBackground({
-      intake,
-      callbacks,
-      repair: repairDeps(services, playbooks),
-      hitCounts,
-    });
+    background = await startBackground({ services, intake, escalation });
   });
   return app;
 }

@@ -1,20 +1,17 @@
 import { startAnalysisWork } from './features/analysis/analysis-work.js';
-import type { CallbackDeps } from './features/chat/callback-handler.js';
 import { startLeasedPolling } from './features/chat/leased-polling.js';
 import type { LongPolling } from './features/chat/long-polling.js';
 import { registerErrtrackerWorkers } from './features/errtracker/issue-analysis-job.js';
+import type { Escalation } from './features/escalation/escalation.js';
 import type { AlertIntake } from './features/intake/alert-intake.js';
-import { registerIncidentWorkers } from './features/intake/incident-followup.js';
 import { ensureSignalGroup, startSignalConsumer } from './features/intake/signal-consumer.js';
 import { startOutboxRelay } from './features/outbox/outbox-relay.js';
-import type { RepairDeps } from './features/repair/auto-repair.js';
-import { registerRepairWorkers } from './features/repair/repair-jobs.js';
+import type { Services } from './services.js';
 
 export interface BackgroundParts {
+  services: Services;
   intake: AlertIntake;
-  callbacks: CallbackDeps;
-  repair: RepairDeps;
-  hitCounts: { flushAll(): Promise<void> };
+  escalation: Escalation;
 }
 
 export interface Background {
@@ -28,12 +25,10 @@ export interface Background {
  * the adapters close.
  */
 export async function startBackground(parts: BackgroundParts): Promise<Background> {
-  const { intake, callbacks, repair } = parts;
-  const { services, cards } = callbacks;
+  const { services, intake, escalation } = parts;
   const { config, jobs, chat } = services;
-  registerErrtrackerWorkers(services, cards);
-  registerIncidentWorkers(services, cards, repair);
-  registerRepairWorkers(services, repair);
+  registerErrtrackerWorkers(services, escalation.cards);
+  escalation.registerWorkers();
   const analysis = startAnalysisWork(services);
   await jobs.start();
   // Follow-up jobs committed but not yet enqueued: left by a crash or a queue outage.
@@ -43,7 +38,7 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
   const stopConsumer = config.signalConsumer ? startSignalConsumer(services, intake) : undefined;
   let polling: LongPolling | undefined;
   // Every replica may keep CHAT_POLLING=true: only the lease holder polls.
-  if (chat.configured && config.chatPolling) polling = startLeasedPolling(callbacks);
+  if (chat.configured && config.chatPolling) polling = startLeasedPolling(escalation.decisions);
   return {
     pollingActive: () => polling?.active() ?? false,
     async stop() {
@@ -51,7 +46,7 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
       await outbox.stop();
       await polling?.stop();
       await stopConsumer?.();
-      await parts.hitCounts.flushAll();
+      await escalation.flush();
     },
   };
 }

@@ -125,6 +125,8 @@ export const GATEWAY_ERRORS = {
   approvalNotFound: (approvalId: string) => `Approval not found: ${approvalId}`,
   // CONTRACT, Approvals: acting on an approval that is no longer pending
   approvalAlreadyDecided: (status: string) => `Approval already ${status}`,
+  // CONTRACT, Approvals: the same signer signing a pending critical approval again
+  alreadySigned: (actor: string) => `Already signed by ${actor}`,
   unknownAction: 'Unknown action',
   chatApiFailed: (reason: string) => `Chat API error: ${reason}`,
 } as const;

@@ -43,3 +43,11 @@ export interface Analyzer {
   readonly provider: string;
   analyze(context: ErrorContext, signal: AbortSignal): Promise<ErrorAnalysis>;
 }
+
+/** spec, Limits: the analyzer rows. */
+export const ANALYZER_LIMITS = {
+  timeoutMs: 60_000,
+  concurrency: 3,
+  failureThreshold: 5,
+  openMs: 60_000,
+} as const;

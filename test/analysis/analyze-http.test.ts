@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { insertTask } from '../../src/features/analysis/task-records.js';
-import { appendOperation } from '../../src/features/repair/operation-log.js';
+import { appendOperation } from '../../src/features/oplog/operation-log.js';
 import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
 import { analyze, type Json, openIncident, statusOf, waitForState } from './analysis-helpers.js';
 

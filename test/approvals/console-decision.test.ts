@@ -88,7 +88,11 @@ describe('decisions from the console', () => {
     expect((await decide(app, card.approvalId, 'approve', alice)).json()).toMatchObject({
       status: 'pending',
     });
-    expect((await decide(app, card.approvalId, 'approve', alice)).json()).toMatchObject({
+    // CONTRACT, Approvals (issue 23, defect 3): the same signer again changes nothing.
+    const again = await decide(app, card.approvalId, 'approve', alice);
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ detail: 'Already signed by console_alice' });
+    expect((await app.inject(`/api/v1/approvals/${card.approvalId}`)).json()).toMatchObject({
       status: 'pending',
     });
     expect((await decide(app, card.approvalId, 'approve', bob)).json()).toMatchObject({

@@ -4,12 +4,12 @@ import {
   cutText,
   renderApprovalCard,
   renderDecidedCard,
-} from '../../src/features/chat/approval-card.js';
+} from '../../src/features/cards/approval-card.js';
 import {
   CallbackDataTooLongError,
   parseCallbackData,
-} from '../../src/features/chat/callback-data.js';
-import type { ApprovalCardParams } from '../../src/features/chat/card-types.js';
+} from '../../src/features/cards/callback-data.js';
+import type { ApprovalCardParams } from '../../src/features/cards/card-types.js';
 
 const NONCE = '0123456789abcdef';
 const UUID = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b';

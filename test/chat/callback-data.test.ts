@@ -3,7 +3,7 @@ import {
   type ParsedCallback,
   parseCallbackData,
   parseCallbackUpdate,
-} from '../../src/features/chat/callback-data.js';
+} from '../../src/features/cards/callback-data.js';
 
 const NONCE = '0123456789abcdef';
 

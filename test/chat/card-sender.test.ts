@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { renderApprovalCard } from '../../src/features/chat/approval-card.js';
-import { CallbackDataTooLongError } from '../../src/features/chat/callback-data.js';
-import { decodeStoredCard } from '../../src/features/chat/card-records.js';
-import { CARD_NONCE_TTL_MS, createCardSender } from '../../src/features/chat/card-sender.js';
-import type { ApprovalCardParams } from '../../src/features/chat/card-types.js';
+import { renderApprovalCard } from '../../src/features/cards/approval-card.js';
+import { CallbackDataTooLongError } from '../../src/features/cards/callback-data.js';
+import { decodeStoredCard } from '../../src/features/cards/card-records.js';
+import { CARD_NONCE_TTL_MS, createCardSender } from '../../src/features/cards/card-sender.js';
+import type { ApprovalCardParams } from '../../src/features/cards/card-types.js';
 import { ChatApiError } from '../../src/ports/chat.js';
 import type { Services } from '../../src/services.js';
 import { type Backend, backends, buildTestApp, TestClock } from '../helpers/build-app.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createCardSender } from '../../src/features/chat/card-sender.js';
+import { createCardSender } from '../../src/features/cards/card-sender.js';
 import type { InlineKeyboard } from '../../src/ports/chat.js';
 import { postSigned } from '../helpers/build-app.js';
 import { callbackUpdate, type TelegramStandIn } from '../helpers/telegram-stand-in.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RiskLevel } from '../../src/features/approvals/approval-records.js';
+import type { RiskLevel } from '../../src/features/approvals/approval-domain.js';
 import type {
   AnomalyFrequency,
   EscalationLevel,

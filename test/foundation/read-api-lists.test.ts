@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { signApproval } from '../../src/features/approvals/approval-moves.js';
 import { insertApproval } from '../../src/features/approvals/approval-records.js';
-import { appendOperation } from '../../src/features/repair/operation-log.js';
+import { appendOperation } from '../../src/features/oplog/operation-log.js';
 import { PAGE_BYTE_BUDGET, pageOf } from '../../src/http/pagination.js';
 import { deliver, issueAlert } from '../errtracker/tracker-delivery.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ALERT_NAME_TABLE } from '../../src/features/incidents/alert-type-table.js';
 import { compileAlertTypeRules } from '../../src/features/intake/alert-type-rules.js';
-import { ALERT_NAME_TABLE } from '../../src/features/intake/alert-type-table.js';
 import {
   ALERT_TYPES,
   type AlertTypeSubject,

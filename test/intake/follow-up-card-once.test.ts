@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createCardSender } from '../../src/features/chat/card-sender.js';
-import { followNewIncident } from '../../src/features/intake/incident-followup.js';
+import { createCardSender } from '../../src/features/cards/card-sender.js';
+import { followNewIncident } from '../../src/features/escalation/incident-followup.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { startTelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';

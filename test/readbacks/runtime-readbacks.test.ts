@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { appendOperation } from '../../src/features/oplog/operation-log.js';
 import { buildScene } from '../../src/features/readbacks/live-ops-scene.js';
 import { effectivePolicy, readPolicy } from '../../src/features/readbacks/runtime-control.js';
 import { interpretZeros } from '../../src/features/readbacks/source-health.js';
-import { appendOperation } from '../../src/features/repair/operation-log.js';
 import { TestClock } from '../helpers/build-app.js';
 import { AGENTS, readbackApp, readbackDir, removeDoc, writeDoc } from './readback-helpers.js';
 

@@ -4,7 +4,7 @@ import {
   GENESIS_HASH,
   type OperationEntry,
   verifyOperationChain,
-} from '../../src/features/repair/operation-log.js';
+} from '../../src/features/oplog/operation-log.js';
 import { backends, buildTestApp } from '../helpers/build-app.js';
 
 function entry(index: number): OperationEntry {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendOperation, type OperationType } from '../../src/features/repair/operation-log.js';
+import { appendOperation, type OperationType } from '../../src/features/oplog/operation-log.js';
 import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
 
 const URL = '/api/v1/operation-log';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FAILURE_SIGNATURES } from '../../src/features/diagnosis/failure-signatures.js';
-import { ALERT_TYPES } from '../../src/features/intake/alert-type-table.js';
+import { ALERT_TYPES } from '../../src/features/incidents/alert-type-table.js';
 import {
   compilePlaybooks,
   EXACT_TYPE_SCORE,

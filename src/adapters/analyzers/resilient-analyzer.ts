@@ -13,6 +13,7 @@ import {
   wrap,
 } from 'cockatiel';
 import type { Analyzer, ErrorAnalysis, ErrorContext } from '../../ports/analyzer.js';
+import { ANALYZER_LIMITS } from '../../ports/analyzer.js';
 
 /**
  * Timeout, concurrency limit and circuit breaker around analyzer calls (spec, Limits:
@@ -41,14 +42,6 @@ export interface ResilienceOptions {
   openMs?: number;
   onStateChange?: (state: BreakerState) => void;
 }
-
-/** spec, Limits: the analyzer rows. */
-export const ANALYZER_LIMITS = {
-  timeoutMs: 60_000,
-  concurrency: 3,
-  failureThreshold: 5,
-  openMs: 60_000,
-} as const;
 
 export interface Resilience {
   /**

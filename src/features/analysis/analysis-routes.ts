@@ -6,10 +6,11 @@ import { errors } from '../../errors.js';
 import { requireConsoleToken } from '../../http/access-guards.js';
 import { FreeFormMap } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
-import { findIncident } from '../intake/incident-records.js';
+import { findIncident } from '../incidents/incident-records.js';
+import { enqueueAnalysis } from './analysis-job.js';
 import { normalizeRequest } from './analysis-request.js';
 import { SEVERITIES, type Severity } from './analysis-types.js';
-import { ANALYSIS_JOB, publishTaskEvent } from './run-analysis.js';
+import { publishTaskEvent } from './run-analysis.js';
 import { createTaskEventHub } from './task-event-hub.js';
 import { admitTask, changeTask, findTask, TOTAL_AGENTS } from './task-records.js';
 import { prepareTaskStream } from './task-stream.js';
@@ -99,7 +100,7 @@ function lastEventIdOf(header: string | string[] | undefined): number | undefine
 export async function analysisRoutes(untyped: FastifyInstance, options: AnalysisRoutesOptions) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { services } = options;
-  const { store, jobs, clock, log } = services;
+  const { store, clock, log } = services;
   const hub = createTaskEventHub(services.bus, (id) => findTask(store.db, id), log);
   const streamDeps = { db: store.db, hub, heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS, log };
   const open = new Set<{ end(): void }>();
@@ -142,7 +143,7 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         throw errors.analysisBusy();
       }
       try {
-        await jobs.enqueue(ANALYSIS_JOB, { task_id: taskId }, { jobId: taskId });
+        await enqueueAnalysis(services, taskId);
       } catch (error) {
         // Never leave a task pending that no job will run.
         const failed = await changeTask(

@@ -1,9 +1,9 @@
 import type { Db } from '../../ports/store.js';
 import { countsFromOccurrences, escalationLevel } from '../errtracker/anomaly-frequency.js';
+import { type IncidentRow, relatedIncidentIds } from '../incidents/incident-records.js';
 import { alertTimesOf } from '../intake/alert-records.js';
 import { ALERT_TYPES, lookupAlertName } from '../intake/alert-types.js';
-import { type IncidentRow, relatedIncidentIds } from '../intake/incident-records.js';
-import { executionsOfIncidents } from '../repair/operation-log.js';
+import { executionsOfIncidents } from '../oplog/operation-log.js';
 import type { AnalysisRequest } from './analysis-request.js';
 import {
   type AnalysisSubject,

@@ -1,4 +1,4 @@
-import type { RiskLevel } from '../approvals/approval-records.js';
+import type { RiskLevel } from '../approvals/approval-domain.js';
 import type { EscalationLevel } from '../errtracker/anomaly-frequency.js';
 
 export type { RiskLevel };

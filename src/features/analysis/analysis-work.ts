@@ -1,18 +1,12 @@
 import type { Services } from '../../services.js';
-import {
-  ANALYSIS_JOB,
-  createAnalysisRunner,
-  INTERRUPTED,
-  publishTaskEvent,
-} from './run-analysis.js';
+import { registerAnalysisWorker } from './analysis-job.js';
+import { createAnalysisRunner, INTERRUPTED, publishTaskEvent } from './run-analysis.js';
 import { changeTask, expiredTaskIds, purgeFinishedBefore } from './task-records.js';
 
 const DAY_MS = 24 * 3_600_000;
 /** spec, Limits: "Task result retention: 7 days" (a task is kept 7 days after it finished). */
 export const RETENTION_MS = 7 * DAY_MS;
 export const SWEEP_EVERY_MS = 60_000;
-/** Analyses run at once per process; their model calls share the analyzer's own limit anyway. */
-const ANALYSIS_CONCURRENCY = 4;
 
 /**
  * Marks FAILED the running tasks whose lease ran out (their process died: issue 5, "never
@@ -58,13 +52,9 @@ export interface AnalysisWork {
  * (what a dead process left is handled before new work) and then every minute.
  */
 export function startAnalysisWork(services: Services): AnalysisWork {
-  const { jobs, log, experts } = services;
+  const { log, experts } = services;
   const runner = createAnalysisRunner(services, experts);
-  jobs.process(
-    ANALYSIS_JOB,
-    (payload) => runner.run(String(payload.task_id)),
-    ANALYSIS_CONCURRENCY,
-  );
+  registerAnalysisWorker(services, (taskId) => runner.run(taskId));
   const sweep = async () => {
     try {
       const { interrupted, purged } = await sweepTasks(services);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Services } from '../../services.js';
 import { publishEvent } from '../events/feed-events.js';
-import { findIncident } from '../intake/incident-records.js';
+import { findIncident } from '../incidents/incident-records.js';
 import type { AnalysisRequest } from './analysis-request.js';
 import { loadHistory, subjectOf } from './analysis-subject.js';
 import type { Expert } from './analysis-types.js';
@@ -21,9 +21,6 @@ import {
   renewTaskLease,
   type TaskChange,
 } from './task-records.js';
-
-/** The job that runs one analysis task (jobs port: no ':' in the name). */
-export const ANALYSIS_JOB = 'analysis.run';
 
 /**
  * How long a running task is held without renewal (renewed every third of it). A task still

@@ -1,16 +1,22 @@
-import { GATEWAY_ERRORS } from '../../errors.js';
 import type { Store, Tx } from '../../ports/store.js';
 import { approversOf, insertDecision } from './approval-decision-records.js';
-import { type ApprovalStatus, approvalStateOf, setApprovalStatus } from './approval-records.js';
+import type { ApprovalStatus } from './approval-domain.js';
+import { approvalStateOf, setApprovalStatus } from './approval-records.js';
 
 /** CONTRACT, Approvals: critical risk needs two distinct signers; the rest need one. */
 export function signersNeeded(riskLevel: string): number {
   return riskLevel === 'critical' ? 2 : 1;
 }
 
+/** Why a decision changed nothing: a closed set, worded for each channel in one place. */
+export type DecisionRefusal =
+  | { reason: 'not_found' }
+  | { reason: 'already_decided'; status: string }
+  | { reason: 'same_signer'; actor: string };
+
 export type DecisionOutcome =
   | { ok: true; status: ApprovalStatus; execution_triggered: boolean; signers: string[] }
-  | { ok: false; message: string; status?: ApprovalStatus };
+  | { ok: false; refusal: DecisionRefusal };
 
 export interface Decider {
   actor: string;
@@ -38,38 +44,47 @@ async function recordDecision(
   });
 }
 
-type PendingLookup = { found: true; riskLevel: string } | { found: false; message: string };
+type PendingLookup =
+  | { found: true; riskLevel: string }
+  | { found: false; refusal: DecisionRefusal };
 
 async function pendingApproval(tx: Tx, approvalId: string): Promise<PendingLookup> {
   const approval = await approvalStateOf(tx, approvalId);
-  if (!approval) return { found: false, message: GATEWAY_ERRORS.approvalNotFound(approvalId) };
+  if (!approval) return { found: false, refusal: { reason: 'not_found' } };
   if (approval.status !== 'pending') {
-    return { found: false, message: GATEWAY_ERRORS.approvalAlreadyDecided(approval.status) };
+    return { found: false, refusal: { reason: 'already_decided', status: approval.status } };
   }
   return { found: true, riskLevel: approval.risk_level };
 }
 
 /**
  * CONTRACT, Approvals: one signature approves; critical needs two distinct signers (the
- * first leaves it pending); acting on a non-pending approval answers `Approval already
- * <status>`. Under the approval's lock, so two approvers at once never both approve it.
+ * first leaves it pending, and the same signer cannot sign twice); acting on a non-pending
+ * approval is refused. Under the approval's lock, so two approvers at once never both
+ * approve it. `onApproved` runs in the same transaction when this signature approves: what
+ * must follow an approval (its execution) commits with it or not at all.
  */
 export function signApproval(
   store: Store,
   approvalId: string,
   decider: Decider,
+  onApproved: (tx: Tx) => Promise<void> = async () => undefined,
 ): Promise<DecisionOutcome> {
   return store.withLock(`approval:${approvalId}`, async (tx) => {
     const found = await pendingApproval(tx, approvalId);
-    if (!found.found) return { ok: false, message: found.message };
+    if (!found.found) return { ok: false, refusal: found.refusal };
     const earlier = await approversOf(tx, approvalId);
-    const signers = [...new Set([...earlier, decider.actor])];
+    if (earlier.includes(decider.actor)) {
+      return { ok: false, refusal: { reason: 'same_signer', actor: decider.actor } };
+    }
+    const signers = [...earlier, decider.actor];
     const approved = signers.length >= signersNeeded(found.riskLevel);
     const to: ApprovalStatus = approved ? 'approved' : 'pending';
-    if (!earlier.includes(decider.actor)) {
-      await recordDecision(tx, approvalId, decider, 'approve', 'pending', to);
+    await recordDecision(tx, approvalId, decider, 'approve', 'pending', to);
+    if (approved) {
+      await setApprovalStatus(tx, approvalId, 'approved', decider.now);
+      await onApproved(tx);
     }
-    if (approved) await setApprovalStatus(tx, approvalId, 'approved', decider.now);
     return { ok: true, status: to, execution_triggered: approved, signers };
   });
 }
@@ -82,7 +97,7 @@ export function rejectApproval(
 ): Promise<DecisionOutcome> {
   return store.withLock(`approval:${approvalId}`, async (tx) => {
     const found = await pendingApproval(tx, approvalId);
-    if (!found.found) return { ok: false, message: found.message };
+    if (!found.found) return { ok: false, refusal: found.refusal };
     await recordDecision(tx, approvalId, decider, 'reject', 'pending', 'rejected');
     await setApprovalStatus(tx, approvalId, 'rejected', decider.now);
     return { ok: true, status: 'rejected', execution_triggered: false, signers: [] };

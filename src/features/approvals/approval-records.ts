@@ -3,21 +3,9 @@ import type { Expression, Selectable } from 'kysely';
 import { listNewestFirst, type Page } from '../../http/pagination.js';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { signerCounts } from './approval-decision-records.js';
+import type { ApprovalStatus, RiskLevel } from './approval-domain.js';
 
 /** The `approvals` table's one module: every query on it is here (STYLE, records modules). */
-
-/** CONTRACT, Approvals: the status values. */
-export const APPROVAL_STATUSES = [
-  'pending',
-  'approved',
-  'rejected',
-  'executing',
-  'executed',
-  'failed',
-  'expired',
-] as const;
-export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
-export type RiskLevel = 'low' | 'medium' | 'high' | 'critical';
 
 export interface NewApproval {
   /** A caller that may run twice (a retried job) names the approval; a repeat is ignored. */
@@ -45,20 +33,6 @@ export interface Approval {
   dry_run_checks: string[];
   created_at: string;
   updated_at: string;
-}
-
-/** Incident severity to approval risk: the more urgent the incident, the riskier the action. */
-export function riskForSeverity(severity: string): RiskLevel {
-  switch (severity) {
-    case 'P0':
-      return 'critical';
-    case 'P1':
-      return 'high';
-    case 'P3':
-      return 'low';
-    default:
-      return 'medium';
-  }
 }
 
 export async function insertApproval(

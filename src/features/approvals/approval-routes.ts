@@ -7,8 +7,9 @@ import { PageOf, PageQuery } from '../../http/pagination.js';
 import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import { decisionsOf } from './approval-decision-records.js';
+import { APPROVAL_STATUSES } from './approval-domain.js';
 import { signersNeeded } from './approval-moves.js';
-import { APPROVAL_STATUSES, findApproval, listApprovals } from './approval-records.js';
+import { findApproval, listApprovals } from './approval-records.js';
 
 const Status = StringEnum(APPROVAL_STATUSES);
 const FreeFormObject = Type.Record(Type.String(), Type.Unknown());

@@ -1,22 +1,15 @@
 import { GATEWAY_ERRORS } from '../../errors.js';
 import type { Services } from '../../services.js';
-import { rejectApproval, signApproval } from '../approvals/approval-moves.js';
 import { approvalExists } from '../approvals/approval-records.js';
-import { publishEvent } from '../events/feed-events.js';
-import { enqueueApprovedExecution } from '../repair/repair-jobs.js';
 import {
   isDecisionAction,
   isInformationAction,
   type ParsedCallback,
   parseCallbackUpdate,
-} from './callback-data.js';
-import {
-  consumeCardNonce,
-  decodeStoredCard,
-  findCard,
-  sentCardsOfApproval,
-} from './card-records.js';
-import type { CardSender } from './card-types.js';
+} from '../cards/callback-data.js';
+import { consumeCardNonce, findCard } from '../cards/card-records.js';
+import { type DecisionDeps, decideApproval } from '../escalation/decide-approval.js';
+import { refusalMessage } from '../escalation/decision-refusals.js';
 import { answerInformation } from './information-actions.js';
 
 /** CONTRACT: the acting user is `tg_<user_id>`. */
@@ -30,10 +23,7 @@ export interface CallbackAnswer {
   execution_triggered?: boolean;
 }
 
-export interface CallbackDeps {
-  services: Services;
-  cards: CardSender;
-}
+export type CallbackDeps = DecisionDeps;
 
 /** Step 3: whitelist, then the nonce: known for this approval, unexpired, unused. */
 async function validateCallback(
@@ -69,76 +59,17 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
     return { ok: true, message: `info:${action}`, approval_id: approvalId };
   }
   if (action === 'approve' || action === 'reject') {
-    return decideApproval(deps, approvalId, action, { actor, channel: 'chat' });
-  }
-  return { ok: false, message: GATEWAY_ERRORS.unknownAction };
-}
-
-/**
- * CONTRACT, Approvals, for every channel (chat, console): one signature approves, critical
- * needs two distinct signers, nothing changes a decided approval. The cards show the
- * decision, an approval starts its execution, and the feed hears of it.
- */
-export async function decideApproval(
-  deps: CallbackDeps,
-  approvalId: string,
-  action: 'approve' | 'reject',
-  who: { actor: string; channel: string },
-): Promise<CallbackAnswer> {
-  const { services, cards } = deps;
-  const { actor } = who;
-  const decider = { ...who, now: services.clock.now() };
-  const published = (status: string) =>
-    publishEvent(services, 'approval.updated', {
-      approval_id: approvalId,
-      status,
-      decision: action,
-      actor,
-      channel: who.channel,
-    });
-  if (action === 'approve') {
-    const outcome = await signApproval(services.store, approvalId, decider);
-    if (!outcome.ok) return { ok: false, message: outcome.message };
-    published(outcome.status);
-    if (outcome.status === 'approved') {
-      await cards.markDecided(approvalId, 'Approved', actor);
-      await enqueueApprovedExecution(services, approvalId, actor, who.channel);
-    } else {
-      await askSecondSigner(deps, approvalId, actor);
-    }
+    const outcome = await decideApproval(deps, approvalId, action, { actor, channel: 'chat' });
+    if (!outcome.ok) return { ok: false, message: refusalMessage(approvalId, outcome.refusal) };
     return {
       ok: true,
-      message: 'Approved',
+      message: action === 'approve' ? 'Approved' : 'Rejected',
       approval_id: approvalId,
       status: outcome.status,
-      execution_triggered: outcome.execution_triggered,
+      ...(action === 'approve' ? { execution_triggered: outcome.execution_triggered } : {}),
     };
   }
-  const outcome = await rejectApproval(services.store, approvalId, decider);
-  if (!outcome.ok) return { ok: false, message: outcome.message };
-  published(outcome.status);
-  await cards.markDecided(approvalId, 'Rejected', actor);
-  return { ok: true, message: 'Rejected', approval_id: approvalId, status: outcome.status };
-}
-
-/**
- * CONTRACT: critical approvals need two distinct signers. The first signer's card used its
- * nonce, so it is closed and a fresh card (a new nonce) goes out for the second signer.
- */
-async function askSecondSigner(deps: CallbackDeps, approvalId: string, actor: string) {
-  const { services, cards } = deps;
-  const sent = await sentCardsOfApproval(services.store.db, approvalId);
-  const latest = sent
-    .map((row) => decodeStoredCard(row.text))
-    .reverse()
-    .find((card) => card.params);
-  await cards.markDecided(approvalId, `Signed by ${actor}; waiting for a second signer`, actor);
-  if (latest?.params) {
-    await cards.push({
-      ...latest.params,
-      root_cause: `Second signature needed (signed by ${actor}). ${latest.params.root_cause}`,
-    });
-  }
+  return { ok: false, message: GATEWAY_ERRORS.unknownAction };
 }
 
 /**

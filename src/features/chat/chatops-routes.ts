@@ -9,8 +9,8 @@ import { StringEnum } from '../../http/schema-types.js';
 import { ChatApiError } from '../../ports/chat.js';
 import type { Services } from '../../services.js';
 import { equalInConstantTime } from '../../support/constant-time.js';
+import type { CardSender } from '../cards/card-types.js';
 import { type CallbackDeps, handleChatUpdate } from './callback-handler.js';
-import type { CardSender } from './card-types.js';
 import { readLastUpdateId } from './long-polling.js';
 
 /** spec, Test push: the body's defaults. */

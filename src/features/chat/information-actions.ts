@@ -3,8 +3,8 @@ import type { Services } from '../../services.js';
 import { ownValue } from '../../support/own-value.js';
 import { formatInZone } from '../../support/zoned-time.js';
 import { findApproval } from '../approvals/approval-records.js';
-import { findIncident } from '../intake/incident-records.js';
-import { operationsOfApproval } from '../repair/operation-log.js';
+import { findIncident } from '../incidents/incident-records.js';
+import { operationsOfApproval } from '../oplog/operation-log.js';
 
 async function detailsText(services: Services, approvalId: string): Promise<string> {
   const approval = await findApproval(services.store.db, approvalId);

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import type { ErrorAnalysis, ErrorContext } from '../../ports/analyzer.js';
+import type { ErrorAnalysis } from '../../ports/analyzer.js';
 import type { Services } from '../../services.js';
 import { insertApproval } from '../approvals/approval-records.js';
-import { sentCardsOfApproval } from '../chat/card-records.js';
-import type { CardSender } from '../chat/card-types.js';
+import type { CardSender } from '../cards/card-types.js';
+import { pushCardOnce } from '../escalation/card-once.js';
 import { publishEvent } from '../events/feed-events.js';
 import { completeFollowUpJob } from '../outbox/outbox-relay.js';
 import { addRepairEvaluation, relayRepairEvaluation } from '../repair/repair-jobs.js';
@@ -18,18 +18,8 @@ import { anomalyOccurrencesAfter, recordAnomalyOccurrence } from './anomaly-reco
 import { approvalRequestFromIssue, tempApprovalId } from './approval-from-issue.js';
 import { externalEventFields } from './canary.js';
 import { recordExternalEvent } from './external-event-records.js';
+import { type AnalyzeIssueJob, issueAnalysisJobId } from './issue-analysis-payload.js';
 import { trackerComment } from './tracker-comment.js';
-
-/** The payload of an issue's analysis job (issue-analysis-job.ts). */
-export interface AnalyzeIssueJob extends Record<string, unknown> {
-  context: ErrorContext;
-  received_at: number;
-}
-
-/** One per accepted delivery: the issue and when it was received. */
-export function issueAnalysisJobId(job: AnalyzeIssueJob): string {
-  return `errtracker-${job.context.issue_id}-${job.received_at}`;
-}
 
 /**
  * spec, Background analysis order: record anomaly frequency; call the analyzer; create the
@@ -106,21 +96,18 @@ export async function analyzeIssue(
   );
 
   try {
-    // A retried job (the process died after the card) does not send a second card.
-    const carded = (await sentCardsOfApproval(store.db, approvalId)).length > 0;
-    if (!carded)
-      await cards.push({
-        approval_id: approvalId,
-        risk_level: request.risk_level,
-        resource_name: context.culprit || context.project,
-        root_cause: analysis?.root_cause ?? context.title,
-        suggested_action: analysis?.fix_suggestion ?? 'Review the error',
-        estimated_downtime: request.blast_radius.estimated_downtime,
-        confidence: analysis?.confidence ?? 0,
-        namespace: 'errtracker',
-        ai_provider: analysis?.analyzed_by ?? 'pending',
-        anomaly_frequency: frequency.count_24h > 1 ? { ...frequency } : null,
-      });
+    await pushCardOnce(services, cards, {
+      approval_id: approvalId,
+      risk_level: request.risk_level,
+      resource_name: context.culprit || context.project,
+      root_cause: analysis?.root_cause ?? context.title,
+      suggested_action: analysis?.fix_suggestion ?? 'Review the error',
+      estimated_downtime: request.blast_radius.estimated_downtime,
+      confidence: analysis?.confidence ?? 0,
+      namespace: 'errtracker',
+      ai_provider: analysis?.analyzed_by ?? 'pending',
+      anomaly_frequency: frequency.count_24h > 1 ? { ...frequency } : null,
+    });
   } catch (error) {
     chainFailed = true;
     log.error({ err: error, approvalId }, 'approval card not pushed');

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ErrorAnalysis, ErrorContext, StackFrame } from '../../ports/analyzer.js';
-import type { RiskLevel } from '../approvals/approval-records.js';
+import type { RiskLevel } from '../approvals/approval-domain.js';
 import type { AnomalyFrequency, EscalationLevel } from './anomaly-frequency.js';
 import { targetResourceOf } from './error-context.js';
 

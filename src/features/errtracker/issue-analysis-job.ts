@@ -1,9 +1,15 @@
-import { ANALYZER_LIMITS } from '../../adapters/analyzers/resilient-analyzer.js';
+import { ANALYZER_LIMITS } from '../../ports/analyzer.js';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
-import type { CardSender } from '../chat/card-types.js';
+import { typedJob } from '../../support/typed-job.js';
+import type { CardSender } from '../cards/card-types.js';
 import { addFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
-import { type AnalyzeIssueJob, analyzeIssue, issueAnalysisJobId } from './analyze-issue.js';
+import { analyzeIssue } from './analyze-issue.js';
+import {
+  type AnalyzeIssueJob,
+  AnalyzeIssuePayload,
+  issueAnalysisJobId,
+} from './issue-analysis-payload.js';
 
 /** spec, step 7: an accepted issue's analysis runs as a durable background job. */
 export const ANALYZE_ISSUE_JOB = 'errtracker.analyze';
@@ -29,7 +35,9 @@ export async function relayIssueAnalysis(services: Services, job: AnalyzeIssueJo
 export function registerErrtrackerWorkers(services: Services, cards: CardSender): void {
   services.jobs.process(
     ANALYZE_ISSUE_JOB,
-    (payload) => analyzeIssue(services, cards, payload as AnalyzeIssueJob),
+    typedJob(ANALYZE_ISSUE_JOB, AnalyzeIssuePayload, services.log, (job) =>
+      analyzeIssue(services, cards, job),
+    ),
     ANALYZER_LIMITS.concurrency,
   );
 }

@@ -1,13 +1,13 @@
 import type { Services } from '../../services.js';
+import { createFollowUpRelay } from '../escalation/incident-followup.js';
 import { publishEvent } from '../events/feed-events.js';
+import { latestIncidentIdOf } from '../incidents/incident-records.js';
 import { alertIdAt } from './alert-id.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
 import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } from './converge.js';
 import { createConvergedEvents } from './converged-events.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
-import { createFollowUpRelay } from './incident-followup.js';
-import { latestIncidentIdOf } from './incident-records.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
 
 export interface ResolvedResult {

@@ -1,11 +1,11 @@
 import { ownValue } from '../../support/own-value.js';
-import type { AlertTypeRule } from './alert-type-rules.js';
 import {
   ALERT_NAME_TABLE,
   ALERT_TYPES,
   type AlertType,
   CUSTOM_ALERT_TYPE,
-} from './alert-type-table.js';
+} from '../incidents/alert-type-table.js';
+import type { AlertTypeRule } from './alert-type-rules.js';
 
 export { ALERT_TYPES, type AlertType, CUSTOM_ALERT_TYPE };
 

@@ -1,16 +1,17 @@
 import crypto from 'node:crypto';
 import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
-import { insertApprovals, riskForSeverity } from '../approvals/approval-records.js';
-import { insertAlerts } from './alert-records.js';
-import { addIncidentFollowUps } from './incident-followup.js';
+import { riskForSeverity } from '../approvals/approval-domain.js';
+import { insertApprovals } from '../approvals/approval-records.js';
+import { addIncidentFollowUps } from '../escalation/incident-followup.js';
 import {
   addIncidentHits,
   type IncidentHead,
   incidentHeadOf,
   insertIncidents,
   openIncidentsOf,
-} from './incident-records.js';
+} from '../incidents/incident-records.js';
+import { insertAlerts } from './alert-records.js';
 import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
 
 /** spec, What the service does (2): a record that is pending, or younger than 5 minutes. */

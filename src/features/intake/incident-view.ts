@@ -1,5 +1,5 @@
+import { type IncidentRow, incidentSummary } from '../incidents/incident-records.js';
 import { DEBOUNCE_WINDOW_MS } from './converge.js';
-import { type IncidentRow, incidentSummary } from './incident-records.js';
 
 /**
  * An incident as the read API shows it, with `grouping` saying why alerts merged into it:

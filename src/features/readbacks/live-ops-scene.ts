@@ -1,5 +1,5 @@
-import { countIncidentsSeenSince, lastIncidentSeenAt } from '../intake/incident-records.js';
-import { latestOperations } from '../repair/operation-log.js';
+import { countIncidentsSeenSince, lastIncidentSeenAt } from '../incidents/incident-records.js';
+import { latestOperations } from '../oplog/operation-log.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { runtimeControl } from './runtime-control.js';
 

@@ -6,7 +6,7 @@ import {
   operationsOfType,
   recordedActionDetails,
   withOperationLogLock,
-} from '../repair/operation-log.js';
+} from '../oplog/operation-log.js';
 
 /** Who the readback writers write as (spec, Readbacks: POST; operation-log `actor`). */
 export const READBACK_WRITER_ACTOR = 'readback-writer';

@@ -1,5 +1,5 @@
-import type { RiskLevel } from '../approvals/approval-records.js';
-import { OPERATION_TYPES, operationCountsByType } from '../repair/operation-log.js';
+import type { RiskLevel } from '../approvals/approval-domain.js';
+import { OPERATION_TYPES, operationCountsByType } from '../oplog/operation-log.js';
 import { RISK_LEVELS } from '../repair/playbooks.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { optionalInput } from './compose.js';

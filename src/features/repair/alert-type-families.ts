@@ -1,4 +1,4 @@
-import type { AlertType } from '../intake/alert-type-table.js';
+import type { AlertType } from '../incidents/alert-type-table.js';
 
 /**
  * Families of the built-in alert types (alert-type-table.ts): types in one family describe

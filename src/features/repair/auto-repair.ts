@@ -1,12 +1,12 @@
 import type { Executor } from '../../ports/executor.js';
 import type { Services } from '../../services.js';
-import type { ApprovalStatus } from '../approvals/approval-records.js';
+import type { ApprovalStatus } from '../approvals/approval-domain.js';
 import {
   appendInTx,
   approvalHasOperation,
   countSuccessfulRuns,
   withOperationLogLock,
-} from './operation-log.js';
+} from '../oplog/operation-log.js';
 import { matchPlaybook, type Playbook } from './playbooks.js';
 import { loadRepairCase, type RepairCase } from './repair-case.js';
 import { decideRepair, type RepairDecision } from './repair-decision.js';

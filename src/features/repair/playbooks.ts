@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { PlaybookStep } from '../../ports/executor.js';
-import type { RiskLevel } from '../approvals/approval-records.js';
+import type { RiskLevel } from '../approvals/approval-domain.js';
 import { alertTypeFamily } from './alert-type-families.js';
 
 /** What a repair touches, shown to whoever approves it (issue 4: "blast radius"). */

@@ -1,6 +1,6 @@
 import type { Db } from '../../ports/store.js';
 import { type Approval, findApproval } from '../approvals/approval-records.js';
-import { findIncident, type IncidentRow } from '../intake/incident-records.js';
+import { findIncident, type IncidentRow } from '../incidents/incident-records.js';
 import type { RepairSubject } from './playbooks.js';
 import type { IncidentSeverity } from './repair-decision.js';
 import type { RepairTarget } from './run-playbook.js';

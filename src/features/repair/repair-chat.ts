@@ -1,6 +1,6 @@
 import type { Services } from '../../services.js';
+import { appendOperation } from '../oplog/operation-log.js';
 import type { NotifyResult } from './auto-repair.js';
-import { appendOperation } from './operation-log.js';
 
 /**
  * A default NotifyResult: posts the result as a chat message when a bot token is configured

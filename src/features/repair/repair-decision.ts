@@ -1,4 +1,4 @@
-import type { RiskLevel } from '../approvals/approval-records.js';
+import type { RiskLevel } from '../approvals/approval-domain.js';
 
 export type IncidentSeverity = 'P0' | 'P1' | 'P2' | 'P3';
 

@@ -1,9 +1,11 @@
 import { bulkhead } from 'cockatiel';
+import { Type } from 'typebox';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { groupCommit } from '../../support/group-commit.js';
+import { typedJob } from '../../support/typed-job.js';
+import type { ApprovalStatus } from '../approvals/approval-domain.js';
 import { moveApproval } from '../approvals/approval-moves.js';
-import type { ApprovalStatus } from '../approvals/approval-records.js';
 import { publishEvent } from '../events/feed-events.js';
 import {
   addFollowUpJob,
@@ -12,18 +14,14 @@ import {
   relayFollowUpJob,
   relayFollowUpJobs,
 } from '../outbox/outbox-relay.js';
-import { evaluateAutoRepair, executeApprovedPlaybook, type RepairDeps } from './auto-repair.js';
+import { evaluateAutoRepair, type RepairDeps } from './auto-repair.js';
 import type { Playbook } from './playbooks.js';
 import { notifyResultInChat } from './repair-chat.js';
 
 /** Job name (no ':', JobQueue.process); payload `{approval_id}`. */
 export const EVALUATE_REPAIR_JOB = 'repair.evaluate';
-/** Payload `{approval_id, actor}`; the name is older than this module and kept for queued jobs. */
-export const EXECUTE_APPROVAL_JOB = 'approval.execute';
 /** Most evaluations are a few queries (blocked, or a dry run); real playbooks mostly wait on the cluster. */
 export const REPAIR_JOB_CONCURRENCY = 8;
-/** Approved executions were people's decisions; a few more of them run side by side. */
-const EXECUTION_CONCURRENCY = 4;
 
 /** The repair feature's collaborators as the service runs them; tests swap single parts. */
 export function repairDeps(services: Services, playbooks: readonly Playbook[]): RepairDeps {
@@ -44,35 +42,17 @@ export function repairDeps(services: Services, playbooks: readonly Playbook[]): 
   };
 }
 
-/** Registers both repair jobs; call before `services.jobs.start()`. */
+const EvaluationPayload = Type.Object({ approval_id: Type.String({ minLength: 1 }) });
+
+/** Registers the evaluation job; call before `services.jobs.start()`. */
 export function registerRepairWorkers(services: Services, deps: RepairDeps): void {
   services.jobs.process(
     EVALUATE_REPAIR_JOB,
-    async (payload) => {
-      const approvalId = payload.approval_id;
-      if (typeof approvalId !== 'string' || approvalId === '') {
-        // A malformed payload never becomes valid on a retry, so it is logged and dropped.
-        services.log.error({ payload }, `${EVALUATE_REPAIR_JOB} job without approval_id`);
-        return;
-      }
-      await evaluateAutoRepair(services, deps, approvalId);
-      await completeFollowUpJob(services, evaluationJobId(approvalId));
-    },
+    typedJob(EVALUATE_REPAIR_JOB, EvaluationPayload, services.log, async (payload) => {
+      await evaluateAutoRepair(services, deps, payload.approval_id);
+      await completeFollowUpJob(services, evaluationJobId(payload.approval_id));
+    }),
     REPAIR_JOB_CONCURRENCY,
-  );
-  services.jobs.process(
-    EXECUTE_APPROVAL_JOB,
-    async (payload) => {
-      await executeApprovedPlaybook(
-        services,
-        deps,
-        String(payload.approval_id),
-        String(payload.actor),
-        // Jobs queued before the console existed carry no channel: they came from the chat.
-        typeof payload.channel === 'string' ? payload.channel : 'chat',
-      );
-    },
-    EXECUTION_CONCURRENCY,
   );
 }
 
@@ -146,17 +126,4 @@ export function createRepairEvaluator(
 /** After the approval's commit: never throws; the background relay retries a refused one. */
 export async function relayRepairEvaluation(services: Services, approvalId: string) {
   await relayFollowUpJob(services, evaluationJobId(approvalId));
-}
-
-/**
- * CONTRACT, Approvals: "When an approval becomes `approved`, execution starts in the
- * background" — whoever approved it (chat, console) calls this once.
- */
-export async function enqueueApprovedExecution(
-  services: Services,
-  approvalId: string,
-  actor: string,
-  channel: string,
-): Promise<void> {
-  await services.jobs.enqueue(EXECUTE_APPROVAL_JOB, { approval_id: approvalId, actor, channel });
 }

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../ports/clock.js';
 import type { Executor, PlaybookStep, StepResult } from '../../ports/executor.js';
 import type { Store } from '../../ports/store.js';
-import { appendOperation } from './operation-log.js';
+import { appendOperation } from '../oplog/operation-log.js';
 import type { Placeholder, Playbook } from './playbooks.js';
 
 /** Where a playbook runs, and which records its run belongs to. */

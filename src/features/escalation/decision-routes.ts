@@ -1,11 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { errors, GATEWAY_ERRORS } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { requireOperator, requireReadApiAccess } from '../../http/access-guards.js';
 import { headerText } from '../../http/credential-guard.js';
 import { StringEnum } from '../../http/schema-types.js';
-import { type CallbackDeps, decideApproval } from '../chat/callback-handler.js';
+import { type DecisionDeps, decideApproval } from './decide-approval.js';
+import { refusalMessage, refusalStatus } from './decision-refusals.js';
 
 const Detail = Type.Object({ detail: Type.String() });
 
@@ -32,10 +33,10 @@ const DecisionAnswer = Type.Object({
  */
 export async function approvalDecisionRoutes(
   untyped: FastifyInstance,
-  options: { callbacks: CallbackDeps },
+  options: { deps: DecisionDeps },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
-  const { services } = options.callbacks;
+  const { services } = options.deps;
   app.addHook('onRequest', requireReadApiAccess(services));
   app.addHook('onRequest', requireOperator(services));
 
@@ -57,20 +58,24 @@ export async function approvalDecisionRoutes(
       const operator = headerText(request, 'x-operator-id') ?? '';
       const approvalId = request.params.id;
       const actor = `console_${operator}`;
-      const answer = await decideApproval(options.callbacks, approvalId, request.body.decision, {
+      const outcome = await decideApproval(options.deps, approvalId, request.body.decision, {
         actor,
         channel: 'console',
       });
-      if (!answer.ok) {
-        const notFound = answer.message === GATEWAY_ERRORS.approvalNotFound(approvalId);
-        throw errors.decisionRefused(notFound ? 404 : 409, answer.message);
+      if (!outcome.ok) {
+        throw errors.decisionRefused(
+          refusalStatus(outcome.refusal),
+          refusalMessage(approvalId, outcome.refusal),
+        );
       }
       return {
         ok: true,
-        message: answer.message,
+        message: request.body.decision === 'approve' ? 'Approved' : 'Rejected',
         approval_id: approvalId,
-        status: answer.status ?? 'pending',
-        execution_triggered: answer.execution_triggered,
+        status: outcome.status,
+        ...(request.body.decision === 'approve'
+          ? { execution_triggered: outcome.execution_triggered }
+          : {}),
         actor,
         channel: 'console',
       };

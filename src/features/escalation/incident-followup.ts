@@ -1,13 +1,13 @@
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { groupCommit } from '../../support/group-commit.js';
-import { riskForSeverity } from '../approvals/approval-records.js';
-import { hasCardOfApproval } from '../chat/card-records.js';
-import type { CardSender } from '../chat/card-types.js';
+import { riskForSeverity } from '../approvals/approval-domain.js';
+import type { CardSender } from '../cards/card-types.js';
+import { findIncident } from '../incidents/incident-records.js';
 import { addFollowUpJobs, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
 import type { RepairDeps } from '../repair/auto-repair.js';
 import { createRepairEvaluator } from '../repair/repair-jobs.js';
-import { findIncident } from './incident-records.js';
+import { pushCardOnce } from './card-once.js';
 
 /**
  * What follows a newly opened incident, as a durable job. The name predates this module
@@ -70,28 +70,21 @@ export async function followNewIncident(
     return;
   }
   const approvalId = incident.approval_id;
-  // A retry (the evaluation failed, or the process died after the card) does not push a
-  // second card: the card's row, written before the push, is the record that this step was
-  // done, even when the push failed (it may still have reached the chat). Without a chat
-  // there is no card to push, nor one to look for.
-  const carded = !services.chat.configured || (await hasCardOfApproval(store.db, approvalId));
-  if (!carded) {
-    try {
-      await cards.push({
-        approval_id: approvalId,
-        risk_level: riskForSeverity(incident.severity),
-        resource_name: incident.target_resource || incident.workload,
-        root_cause: incident.message || incident.alert_name,
-        suggested_action: `Review ${incident.alert_type} on ${incident.namespace}/${incident.workload}`,
-        estimated_downtime: 'unknown',
-        namespace: incident.namespace,
-        hit_count: incident.hit_count,
-        incident_id: incident.id,
-      });
-    } catch (error) {
-      // The card is a notification; the approval stands and repair is still evaluated.
-      log.error({ err: error, incidentId }, 'approval card not sent');
-    }
+  try {
+    await pushCardOnce(services, cards, {
+      approval_id: approvalId,
+      risk_level: riskForSeverity(incident.severity),
+      resource_name: incident.target_resource || incident.workload,
+      root_cause: incident.message || incident.alert_name,
+      suggested_action: `Review ${incident.alert_type} on ${incident.namespace}/${incident.workload}`,
+      estimated_downtime: 'unknown',
+      namespace: incident.namespace,
+      hit_count: incident.hit_count,
+      incident_id: incident.id,
+    });
+  } catch (error) {
+    // The card is a notification; the approval stands and repair is still evaluated.
+    log.error({ err: error, incidentId }, 'approval card not sent');
   }
   // Evaluated here, or handed on as a durable job of its own (repair-jobs.ts).
   await evaluateRepair(approvalId);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Services } from '../../services.js';
-import { appendOperation } from '../repair/operation-log.js';
+import { appendOperation } from '../oplog/operation-log.js';
 import { renderApprovalCard, renderDecidedCard } from './approval-card.js';
 import {
   decodeStoredCard,

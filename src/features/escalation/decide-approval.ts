@@ -1,0 +1,99 @@
+import type { Services } from '../../services.js';
+import { decisionsOf } from '../approvals/approval-decision-records.js';
+import type { ApprovalStatus } from '../approvals/approval-domain.js';
+import { type DecisionRefusal, rejectApproval, signApproval } from '../approvals/approval-moves.js';
+import { findApproval } from '../approvals/approval-records.js';
+import { decodeStoredCard, sentCardsOfApproval } from '../cards/card-records.js';
+import type { CardSender } from '../cards/card-types.js';
+import { publishEvent } from '../events/feed-events.js';
+import { addApprovedExecution, relayApprovedExecution } from './approved-execution.js';
+
+/** What a decision needs: the services and the chat's cards. */
+export interface DecisionDeps {
+  services: Services;
+  cards: CardSender;
+}
+
+/** Who decides, and through which channel (`chat`, `console`, `auto-repair`). */
+export interface Decider {
+  actor: string;
+  channel: string;
+}
+
+export type DecisionResult =
+  | { ok: true; status: ApprovalStatus; execution_triggered: boolean; signers: string[] }
+  | { ok: false; refusal: DecisionRefusal };
+
+/**
+ * CONTRACT, Approvals, for every channel (chat, console): one signature approves, critical
+ * needs two distinct signers (the same signer cannot sign twice), nothing changes a decided
+ * approval. An approval's execution commits with the decision (approved-execution.ts); the
+ * cards show the decision, and the feed hears of it.
+ */
+export async function decideApproval(
+  deps: DecisionDeps,
+  approvalId: string,
+  action: 'approve' | 'reject',
+  who: Decider,
+): Promise<DecisionResult> {
+  const { services, cards } = deps;
+  const now = services.clock.now();
+  const decider = { ...who, now };
+  const outcome =
+    action === 'approve'
+      ? await signApproval(services.store, approvalId, decider, (tx) =>
+          addApprovedExecution(tx, approvalId, who, now),
+        )
+      : await rejectApproval(services.store, approvalId, decider);
+  if (!outcome.ok) return outcome;
+  publishEvent(services, 'approval.updated', {
+    approval_id: approvalId,
+    status: outcome.status,
+    decision: action,
+    actor: who.actor,
+    channel: who.channel,
+  });
+  if (outcome.status === 'approved') {
+    await relayApprovedExecution(services, approvalId);
+    await cards.markDecided(approvalId, 'Approved', who.actor);
+  } else if (outcome.status === 'rejected') {
+    await cards.markDecided(approvalId, 'Rejected', who.actor);
+  } else {
+    await askSecondSigner(deps, approvalId, who.actor);
+  }
+  return outcome;
+}
+
+/**
+ * CONTRACT: critical approvals need two distinct signers. The first signer's card used its
+ * nonce, so it is closed and a fresh card (a new nonce) goes out for the second signer, only
+ * while the approval is still pending: a second signer elsewhere may have approved it
+ * meanwhile, and a card pushed as that happened is closed again at once.
+ */
+async function askSecondSigner(deps: DecisionDeps, approvalId: string, actor: string) {
+  const { services, cards } = deps;
+  const db = services.store.db;
+  await cards.markDecided(approvalId, `Signed by ${actor}; waiting for a second signer`, actor);
+  if (!(await stillPending(services, approvalId))) return;
+  const latest = (await sentCardsOfApproval(db, approvalId))
+    .map((row) => decodeStoredCard(row.text))
+    .reverse()
+    .find((card) => card.params);
+  if (!latest?.params) return;
+  await cards.push({
+    ...latest.params,
+    root_cause: `Second signature needed (signed by ${actor}). ${latest.params.root_cause}`,
+  });
+  const after = await findApproval(db, approvalId);
+  if (after && after.status !== 'pending') {
+    const decisions = await decisionsOf(db, approvalId);
+    const decidedBy = decisions.findLast((row) => row.decision !== 'move')?.actor ?? actor;
+    await cards.markDecided(approvalId, capitalized(after.status), decidedBy);
+  }
+}
+
+async function stillPending(services: Services, approvalId: string): Promise<boolean> {
+  return (await findApproval(services.store.db, approvalId))?.status === 'pending';
+}
+
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

@@ -1,0 +1,48 @@
+import type { Services } from '../../services.js';
+import { createCardSender } from '../cards/card-sender.js';
+import type { CardSender } from '../cards/card-types.js';
+import { createHitCountRefresher } from '../cards/hit-count-refresher.js';
+import type { RepairDeps } from '../repair/auto-repair.js';
+import type { Playbook } from '../repair/playbooks.js';
+import { registerRepairWorkers, repairDeps } from '../repair/repair-jobs.js';
+import { registerExecutionWorker } from './approved-execution.js';
+import type { DecisionDeps } from './decide-approval.js';
+import { registerIncidentWorkers } from './incident-followup.js';
+
+/**
+ * What happens after an incident or tracker issue opens, put together once: its card, the
+ * repair evaluation, the decisions of every channel and the approved execution. The entry
+ * points (intake, the error tracker, chat, the console) take what they need from here.
+ */
+export interface Escalation {
+  cards: CardSender;
+  /** For the decision routes and chat callbacks. */
+  decisions: DecisionDeps;
+  repair: RepairDeps;
+  /** Intake's hook: a converged alert's new hit count, shown on its card. */
+  onConverged(approvalId: string, hitCount: number): void;
+  /** Registers the escalation's jobs; call before `services.jobs.start()`. */
+  registerWorkers(): void;
+  /** Sends the hit counts still waiting (at shutdown). */
+  flush(): Promise<void>;
+}
+
+export function createEscalation(services: Services, playbooks: readonly Playbook[]): Escalation {
+  const cards = createCardSender(services);
+  const hitCounts = createHitCountRefresher(cards);
+  const repair = repairDeps(services, playbooks);
+  return {
+    cards,
+    decisions: { services, cards },
+    repair,
+    onConverged(approvalId, hitCount) {
+      if (services.chat.configured) hitCounts.note(approvalId, hitCount);
+    },
+    registerWorkers() {
+      registerIncidentWorkers(services, cards, repair);
+      registerRepairWorkers(services, repair);
+      registerExecutionWorker(services, repair);
+    },
+    flush: () => hitCounts.flushAll(),
+  };
+}
