@@ -1,4 +1,4 @@
-import type { TaskResult } from './api';
+import type { TaskResult } from './api-types';
 import { Outside } from './outside';
 
 /** A finished analysis: the consensus, each expert's opinion, and the dissent. */

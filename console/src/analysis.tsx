@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Result } from './analysis-result';
-import { ApiError, api, type TaskResult, type TaskStatus } from './api';
+import { ApiError, api } from './api';
+import type { AnalysisAccepted, TaskEvent, TaskResult } from './api-types';
+import { progressText } from './feed-text';
 import { Outside } from './outside';
 import { onFeedEvent, openStream, type StreamState } from './sse';
 
@@ -50,7 +52,7 @@ export function AnalysisView({ incident }: { incident: string | null }) {
             ...(list(alertNames).length ? { alert_names: list(alertNames) } : {}),
           };
     try {
-      const accepted = await api<{ task_id: string }>('/api/v1/agents/analyze', {
+      const accepted = await api<AnalysisAccepted>('/api/v1/agents/analyze', {
         method: 'POST',
         body,
       });
@@ -141,7 +143,7 @@ export function AnalysisView({ incident }: { incident: string | null }) {
 }
 
 function TaskWatch({ taskId }: { taskId: string }) {
-  const [status, setStatus] = useState<TaskStatus | null>(null);
+  const [status, setStatus] = useState<TaskEvent | null>(null);
   const [steps, setSteps] = useState<Step[]>([]);
   const [stream, setStream] = useState<StreamState>('connecting');
   const [result, setResult] = useState<TaskResult | null>(null);
@@ -154,9 +156,9 @@ function TaskWatch({ taskId }: { taskId: string }) {
       onState: setStream,
       done: () => finished.current,
       onMessage: (message) => {
-        let event: TaskStatus;
+        let event: TaskEvent;
         try {
-          event = JSON.parse(message.data) as TaskStatus;
+          event = JSON.parse(message.data) as TaskEvent;
         } catch {
           return;
         }
@@ -180,7 +182,7 @@ function TaskWatch({ taskId }: { taskId: string }) {
       if (event.type !== 'analysis.updated' || event.task_id !== taskId) return;
       const step = {
         outside: event.state ?? '',
-        own: ` ${event.progress ?? 0}% (${event.agents_completed ?? 0}/${event.total_agents ?? 0} experts)`,
+        own: ` ${progressText(event)}`,
       };
       setSteps((current) =>
         current.some((known) => sameStep(known, step)) ? current : [...current, step],

@@ -1,10 +1,17 @@
 import { useState } from 'preact/hooks';
-import { ApiError, type Approval, api, operator, setOperator } from './api';
+import { ApiError, api, operator, setOperator } from './api';
+import type { ApprovalDetail, DecisionAnswer } from './api-types';
 import { useWatched } from './hooks';
 import { Outside } from './outside';
 
 /** Approve or reject as a named operator (OPERATOR_KEYS), recorded as `console_<id>`. */
-export function Decide({ approval, onDecided }: { approval: Approval; onDecided: () => void }) {
+export function Decide({
+  approval,
+  onDecided,
+}: {
+  approval: ApprovalDetail;
+  onDecided: () => void;
+}) {
   const signedIn = useWatched(operator);
   const [id, setId] = useState('');
   const [key, setKey] = useState('');
@@ -19,7 +26,7 @@ export function Decide({ approval, onDecided }: { approval: Approval; onDecided:
     setBusy(true);
     setMessage(null);
     try {
-      const answer = await api<{ message: string; status: string }>(
+      const answer = await api<DecisionAnswer>(
         `/api/v1/approvals/${encodeURIComponent(approval.id)}/decision`,
         {
           method: 'POST',

@@ -1,59 +1,35 @@
-import { useEffect, useState } from 'preact/hooks';
-import {
-  ApiError,
-  type Approval,
-  api,
-  type ChainVerdict,
-  type OperationEntry,
-  type Page,
-  signInCount,
-} from './api';
+import { useEffect } from 'preact/hooks';
+import { ApiError, api } from './api';
+import type { ApprovalDetail, ChainVerdict, OperationLogPage } from './api-types';
 import { Decide } from './approval-decide';
-import { useWatched, when } from './hooks';
 import { JsonText, Outside } from './outside';
 import { onFeedEvent } from './sse';
+import { when } from './time-text';
+import { useLoad } from './views-common';
 
-interface Loaded {
-  approval: Approval;
-  operations: OperationEntry[];
-  verdict: ChainVerdict | null;
+async function loadApproval(id: string) {
+  const path = encodeURIComponent(id);
+  try {
+    const [approval, operations, verdict] = await Promise.all([
+      api<ApprovalDetail>(`/api/v1/approvals/${path}`),
+      api<OperationLogPage>(`/api/v1/operation-log?approval_id=${path}&limit=100`),
+      api<ChainVerdict>('/api/v1/operation-log/verify').catch(() => null),
+    ]);
+    return { approval, operations: operations.items, verdict };
+  } catch (reason) {
+    throw reason instanceof ApiError && reason.status === 404
+      ? new Error('No such approval.')
+      : reason;
+  }
 }
 
 export function ApprovalView({ id }: { id: string }) {
-  const signIns = useWatched(signInCount);
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [reloads, setReloads] = useState(0);
-
-  useEffect(() => {
-    let cancelled = false;
-    const path = encodeURIComponent(id);
-    Promise.all([
-      api<Approval>(`/api/v1/approvals/${path}`),
-      api<Page<OperationEntry>>(`/api/v1/operation-log?approval_id=${path}&limit=100`),
-      api<ChainVerdict>('/api/v1/operation-log/verify').catch(() => null),
-    ]).then(
-      ([approval, operations, verdict]) => {
-        if (cancelled) return;
-        setError(null);
-        setLoaded({ approval, operations: operations.items, verdict });
-      },
-      (reason: unknown) => {
-        if (cancelled) return;
-        if (reason instanceof ApiError && reason.status === 404) setError('No such approval.');
-        else if (!(reason instanceof ApiError && [401, 403].includes(reason.status)))
-          setError(reason instanceof Error ? reason.message : String(reason));
-      },
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [id, signIns, reloads]);
+  const { data: loaded, error, reload } = useLoad(() => loadApproval(id), [id]);
 
   useEffect(
     () =>
       onFeedEvent((event) => {
-        if (event.approval_id === id) setReloads((count) => count + 1);
+        if (event.approval_id === id) reload();
       }),
     [id],
   );
@@ -123,7 +99,7 @@ export function ApprovalView({ id }: { id: string }) {
           <dt>Updated</dt>
           <dd>{when(approval.updated_at)}</dd>
         </dl>
-        {approval.dry_run_checks && approval.dry_run_checks.length > 0 && (
+        {approval.dry_run_checks.length > 0 && (
           <>
             <h3>Dry-run checks</h3>
             <ul>
@@ -135,7 +111,7 @@ export function ApprovalView({ id }: { id: string }) {
             </ul>
           </>
         )}
-        {approval.blast_radius && Object.keys(approval.blast_radius).length > 0 && (
+        {Object.keys(approval.blast_radius).length > 0 && (
           <details>
             <summary>Blast radius</summary>
             <pre>
@@ -144,10 +120,10 @@ export function ApprovalView({ id }: { id: string }) {
           </details>
         )}
       </section>
-      <Decide approval={approval} onDecided={() => setReloads((count) => count + 1)} />
+      <Decide approval={approval} onDecided={reload} />
       <section aria-labelledby="decisions-title">
         <h2 id="decisions-title">Decisions</h2>
-        {approval.decisions?.length ? (
+        {approval.decisions.length ? (
           <ol class="timeline">
             {approval.decisions.map((decision) => (
               <li key={`${decision.created_at}-${decision.actor}-${decision.to_status}`}>

@@ -1,31 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Page } from './api';
-import { age, useNow, when } from './hooks';
+import { api } from './api';
+import type { ExternalEvent, ExternalEventDetail, ExternalEventPage } from './api-types';
+import { useNow } from './hooks';
 import { LinkedApproval } from './linked-approval';
 import { JsonText, Outside } from './outside';
 import { onFeedEvent } from './sse';
+import { age, when } from './time-text';
 import { Loading, useLoad } from './views-common';
-
-export interface ExternalEvent {
-  id: string;
-  project: string;
-  provider: string;
-  stage: string;
-  issue_id: string;
-  title: string;
-  severity: string;
-  namespace: string;
-  target_resource: string;
-  fingerprint: string;
-  source_url: string | null;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  operator_id: string | null;
-  auth_method: string | null;
-  approval_id: string | null;
-  created_at: string;
-  payload?: unknown;
-}
 
 const STAGES = ['received', 'deduplicated', 'approval_linked', 'upstream_canary'];
 
@@ -72,7 +53,7 @@ export function DeliveriesView() {
   const [stage, setStage] = useState('');
   const { data, error, reload } = useLoad(
     () =>
-      api<Page<ExternalEvent>>(
+      api<ExternalEventPage>(
         `/api/v1/external-alert-events?limit=200${stage ? `&stage=${encodeURIComponent(stage)}` : ''}`,
       ),
     [stage],
@@ -150,17 +131,18 @@ export function DeliveriesView() {
 
 function StageItem({ event }: { event: ExternalEvent }) {
   const [open, setOpen] = useState(false);
-  const [detail, setDetail] = useState<ExternalEvent | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // Fetched on the first opening only, then kept while the item closes and opens again.
+  const [wanted, setWanted] = useState(false);
+  const { data: detail, error } = useLoad(
+    () =>
+      wanted
+        ? api<ExternalEventDetail>(`/api/v1/external-alert-events/${encodeURIComponent(event.id)}`)
+        : Promise.resolve(null),
+    [wanted, event.id],
+  );
   const toggle = () => {
-    const next = !open;
-    setOpen(next);
-    if (next && !detail) {
-      api<ExternalEvent>(`/api/v1/external-alert-events/${encodeURIComponent(event.id)}`).then(
-        setDetail,
-        (reason: unknown) => setError(reason instanceof Error ? reason.message : String(reason)),
-      );
-    }
+    setOpen(!open);
+    setWanted(true);
   };
   const detailId = `stage-${event.id}`;
   return (

@@ -1,65 +1,7 @@
-import type { Approval, FeedEvent, Incident } from './api';
-import { age } from './hooks';
-import { isolate, Outside } from './outside';
-
-/** One line of the activity list; every field of the event is outside text. */
-export function ActivityText({ event }: { event: FeedEvent }) {
-  switch (event.type) {
-    case 'signal.handled':
-      return (
-        <>
-          Signal <Outside>{event.entry_id}</Outside>: <Outside>{event.outcome}</Outside>
-          {event.incident_id && (
-            <>
-              {' → '}
-              <Outside>{event.incident_id}</Outside>
-            </>
-          )}
-        </>
-      );
-    case 'analysis.updated':
-      return (
-        <>
-          Analysis <Outside>{event.task_id}</Outside>: <Outside>{event.state}</Outside>{' '}
-          {event.progress ?? 0}% ({event.agents_completed ?? 0}/{event.total_agents ?? 0} experts)
-        </>
-      );
-    case 'approval.updated':
-      return (
-        <>
-          Approval <Outside>{event.approval_id}</Outside> <Outside>{event.status}</Outside> by{' '}
-          <Outside>{event.actor}</Outside> via <Outside>{event.channel}</Outside>
-        </>
-      );
-    case 'approval.created':
-      return (
-        <>
-          Approval <Outside>{event.approval_id}</Outside> created
-          {event.incident_id && (
-            <>
-              {' for '}
-              <Outside>{event.incident_id}</Outside>
-            </>
-          )}
-        </>
-      );
-    case 'incident.created':
-      return (
-        <>
-          Incident <Outside>{event.incident_id}</Outside> (<Outside>{event.severity}</Outside>,{' '}
-          <Outside>{event.namespace}</Outside>)
-        </>
-      );
-    case 'incident.converged':
-      return (
-        <>
-          Incident <Outside>{event.incident_id}</Outside> hit {event.hit_count} times
-        </>
-      );
-    default:
-      return <Outside>{event.type}</Outside>;
-  }
-}
+import type { FeedApproval, Incident } from './api-types';
+import { describeApproval, describeIncident } from './feed-text';
+import { Outside, OutsideText } from './outside';
+import { isolate } from './outside-text';
 
 export function IncidentCard({ incident, now }: { incident: Incident; now: number }) {
   return (
@@ -80,9 +22,7 @@ export function IncidentCard({ incident, now }: { incident: Incident; now: numbe
         <Outside>{incident.alert_name}</Outside>
       </p>
       <p class="meta">
-        <Outside>{incident.namespace}</Outside>/<Outside>{incident.workload}</Outside> ·{' '}
-        <Outside>{incident.alert_type}</Outside> · first {age(incident.first_seen, now)} ago · last{' '}
-        {age(incident.last_seen, now)} ago
+        <OutsideText pieces={describeIncident(incident, now)} />
       </p>
       <details>
         <summary>Why these alerts were grouped</summary>
@@ -112,7 +52,7 @@ export function IncidentCard({ incident, now }: { incident: Incident; now: numbe
   );
 }
 
-export function ApprovalCard({ approval, now }: { approval: Approval; now: number }) {
+export function ApprovalCard({ approval, now }: { approval: FeedApproval; now: number }) {
   return (
     <li class="card" data-approval-id={approval.id}>
       <div class="card-head">
@@ -127,11 +67,7 @@ export function ApprovalCard({ approval, now }: { approval: Approval; now: numbe
         <Outside>{approval.action}</Outside>
       </p>
       <p class="meta">
-        risk <Outside>{approval.risk_level}</Outside>
-        {approval.signers_needed !== undefined &&
-          ` · ${approval.signers ?? 0}/${approval.signers_needed} signers`}
-        {' · '}
-        updated {age(approval.updated_at, now)} ago
+        <OutsideText pieces={describeApproval(approval, now)} />
       </p>
     </li>
   );

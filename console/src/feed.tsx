@@ -1,17 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
-import {
-  ApiError,
-  type Approval,
-  api,
-  type FeedEvent,
-  type Incident,
-  type Page,
-  signInCount,
-} from './api';
-import { ActivityText, ApprovalCard, IncidentCard, Select } from './feed-items';
-import { age, useNow, useWatched } from './hooks';
-import { Outside } from './outside';
+import { api } from './api';
+import type {
+  ApprovalDetail,
+  ApprovalPage,
+  FeedApproval,
+  FeedEvent,
+  Incident,
+  IncidentDetail,
+  IncidentPage,
+} from './api-types';
+import { ApprovalCard, IncidentCard, Select } from './feed-items';
+import { describeFeedEvent } from './feed-text';
+import { useNow } from './hooks';
+import { Outside, OutsideText } from './outside';
 import { onFeedEvent } from './sse';
+import { age } from './time-text';
+import { useLoad } from './views-common';
 
 interface Activity {
   key: string;
@@ -25,56 +29,53 @@ function sortedNewest<T extends { id: string }>(map: Map<string, T>, at: (item: 
   return [...map.values()].sort((a, b) => Date.parse(at(b)) - Date.parse(at(a)));
 }
 
+/** Adds the listed items not known yet: an item the live events brought is newer. */
+function withListed<T extends { id: string }>(known: Map<string, T>, listed: T[]) {
+  const next = new Map(known);
+  for (const item of listed) if (!next.has(item.id)) next.set(item.id, item);
+  return next;
+}
+
 export function FeedView() {
-  const signIns = useWatched(signInCount);
   const now = useNow();
   const [incidents, setIncidents] = useState(new Map<string, Incident>());
-  const [approvals, setApprovals] = useState(new Map<string, Approval>());
+  const [approvals, setApprovals] = useState(new Map<string, FeedApproval>());
   const [activity, setActivity] = useState<Activity[]>([]);
-  const [error, setError] = useState<string | null>(null);
   const [status, setStatus] = useState('');
   const [severity, setSeverity] = useState('');
   const [namespace, setNamespace] = useState('');
 
   const upsertIncident = (incident: Incident) =>
     setIncidents((current) => new Map(current).set(incident.id, incident));
-  const upsertApproval = (approval: Approval) =>
+  const upsertApproval = (approval: FeedApproval) =>
     setApprovals((current) => new Map(current).set(approval.id, approval));
 
   const loadIncident = (id: string) =>
-    api<Incident>(`/api/v1/incidents/${encodeURIComponent(id)}`).then(upsertIncident, () => {});
-  const loadApproval = (id: string) =>
-    api<Approval>(`/api/v1/approvals/${encodeURIComponent(id)}`).then(upsertApproval, () => {});
-
-  useEffect(() => {
-    let cancelled = false;
-    setError(null);
-    Promise.all([
-      api<Page<Incident>>('/api/v1/incidents?limit=50'),
-      api<Page<Approval>>('/api/v1/approvals?limit=50'),
-    ]).then(
-      ([incidentPage, approvalPage]) => {
-        if (cancelled) return;
-        setIncidents((current) => {
-          const next = new Map(current);
-          for (const item of incidentPage.items) if (!next.has(item.id)) next.set(item.id, item);
-          return next;
-        });
-        setApprovals((current) => {
-          const next = new Map(current);
-          for (const item of approvalPage.items) if (!next.has(item.id)) next.set(item.id, item);
-          return next;
-        });
-      },
-      (reason: unknown) => {
-        if (!cancelled && !(reason instanceof ApiError && [401, 403].includes(reason.status)))
-          setError(reason instanceof Error ? reason.message : String(reason));
-      },
+    api<IncidentDetail>(`/api/v1/incidents/${encodeURIComponent(id)}`).then(
+      upsertIncident,
+      () => {},
     );
-    return () => {
-      cancelled = true;
-    };
-  }, [signIns]);
+  const loadApproval = (id: string) =>
+    api<ApprovalDetail>(`/api/v1/approvals/${encodeURIComponent(id)}`).then(
+      upsertApproval,
+      () => {},
+    );
+
+  const listed = useLoad(
+    () =>
+      Promise.all([
+        api<IncidentPage>('/api/v1/incidents?limit=50'),
+        api<ApprovalPage>('/api/v1/approvals?limit=50'),
+      ]),
+    [],
+  );
+  // The maps are state, not a view of the lists: live events add to them between loads.
+  useEffect(() => {
+    if (!listed.data) return;
+    const [incidentPage, approvalPage] = listed.data;
+    setIncidents((current) => withListed(current, incidentPage.items));
+    setApprovals((current) => withListed<FeedApproval>(current, approvalPage.items));
+  }, [listed.data]);
 
   useEffect(
     () =>
@@ -148,9 +149,9 @@ export function FeedView() {
   return (
     <div class="feed">
       <h1>Live feed</h1>
-      {error && (
+      {listed.error && (
         <p class="error" role="alert">
-          Could not load: <Outside>{error}</Outside>
+          Could not load: <Outside>{listed.error}</Outside>
         </p>
       )}
       <form class="filters" aria-label="Filters" onSubmit={(event) => event.preventDefault()}>
@@ -215,7 +216,7 @@ export function FeedView() {
             {activity.map((item) => (
               <li key={item.key}>
                 <time dateTime={item.at}>{age(item.at, now)} ago</time>{' '}
-                <ActivityText event={item.event} />
+                <OutsideText pieces={describeFeedEvent(item.event)} />
               </li>
             ))}
           </ol>

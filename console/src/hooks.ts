@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Watched } from './api';
-import { isolate } from './outside';
 
 export function useWatched<T>(watched: Watched<T>): T {
   const [, setTick] = useState(0);
@@ -16,24 +15,6 @@ export function useNow(ms = 15_000): number {
     return () => clearInterval(timer);
   }, [ms]);
   return now;
-}
-
-export function age(iso: string | null | undefined, now: number): string {
-  if (!iso) return '–';
-  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 48) return `${hours}h ${minutes % 60}m`;
-  return `${Math.floor(hours / 24)}d`;
-}
-
-export function when(iso: string | null | undefined): string {
-  if (!iso) return '–';
-  const date = new Date(iso);
-  // A stamp that is no date is shown as sent: outside text, so isolated.
-  return Number.isNaN(date.getTime()) ? isolate(iso) : date.toLocaleString();
 }
 
 export function useHash(): string {

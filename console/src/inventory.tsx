@@ -1,50 +1,14 @@
 import { Fragment } from 'preact';
 import { api } from './api';
-import { when } from './hooks';
+import type { PackageInventory } from './api-types';
 import { Outside } from './outside';
+import { when } from './time-text';
 import { Loading, useLoad } from './views-common';
 
-interface Workspace {
-  workspace_id: string;
-  display_name: string;
-  manifest_ref: string;
-  lockfile_importer: string;
-  status: string;
-  risk_level: string;
-  package_manager: string | null;
-  dependency_counts: { total: number; dependencies: number; devDependencies: number };
-  next_action: string;
-}
-
+/** What a drift note needs of an entry; the three kinds of drift share these fields. */
 interface DriftEntry {
-  kind?: string;
   workspace_id: string | null;
   dependency_name: string | null;
-  section?: string | null;
-  manifest_specifier?: string | null;
-  lockfile_specifier?: string | null;
-}
-
-interface Finding {
-  finding_id: string;
-  severity: string;
-  status: string;
-  summary: string;
-  evidence_refs: string[];
-  next_action: string;
-}
-
-interface Inventory {
-  generated_at: string;
-  lockfile_summary: Record<string, unknown>;
-  workspaces: Workspace[];
-  lockfile_drift: {
-    status: string;
-    missing_in_lockfile: DriftEntry[];
-    specifier_mismatches: DriftEntry[];
-    extra_in_lockfile: DriftEntry[];
-  };
-  drift_findings: Finding[];
 }
 
 /** A drift note: the page's label, then the dependency's name (outside text). */
@@ -55,7 +19,7 @@ interface DriftNote {
 
 export function InventoryView() {
   const { data, error, reload } = useLoad(
-    () => api<Inventory>('/api/v1/agents/javascript-package-inventory'),
+    () => api<PackageInventory>('/api/v1/agents/javascript-package-inventory'),
     [],
   );
   if (!data)

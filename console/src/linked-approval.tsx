@@ -1,4 +1,5 @@
-import { type Approval, api } from './api';
+import { api } from './api';
+import type { ApprovalDetail } from './api-types';
 import { Outside } from './outside';
 import { useLoad } from './views-common';
 
@@ -15,11 +16,11 @@ interface AnomalyFrequency {
 /** The analysis and the anomaly frequency live on the linked approval's metadata. */
 export function LinkedApproval({ id }: { id: string }) {
   const { data } = useLoad(
-    () => api<Approval>(`/api/v1/approvals/${encodeURIComponent(id)}`).catch(() => null),
+    () => api<ApprovalDetail>(`/api/v1/approvals/${encodeURIComponent(id)}`).catch(() => null),
     [id],
   );
   if (!data) return null;
-  const metadata = data.metadata ?? {};
+  const { metadata } = data;
   const frequency = metadata.anomaly_frequency as AnomalyFrequency | undefined;
   const provider = metadata.llm_provider as string | undefined;
   const confidence = metadata.llm_confidence as number | undefined;

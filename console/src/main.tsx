@@ -1,4 +1,4 @@
-import { render } from 'preact';
+import { type JSX, render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { ProdClosed, TokenSignIn } from './access';
 import { AnalysisView } from './analysis';
@@ -9,37 +9,28 @@ import { FeedView } from './feed';
 import { useHash, useWatched } from './hooks';
 import { InventoryView } from './inventory';
 import { ReadbackDocumentView, ReadbacksView } from './readbacks';
+import { type Matches, matchRoute, type NavEntry, type ViewName } from './route-match';
 import { SceneView } from './scene';
 import { SignalsView } from './signals';
 import { feedState, startFeed } from './sse';
 import './styles.css';
 
-type Route =
-  | { view: 'feed' }
-  | { view: 'approval'; id: string }
-  | { view: 'analysis'; incident: string | null }
-  | { view: 'deliveries' }
-  | { view: 'signals' }
-  | { view: 'readbacks' }
-  | { view: 'readback'; name: string }
-  | { view: 'scene' }
-  | { view: 'inventory' };
+/** The view drawn for each route of the table in route-match.ts. */
+const VIEWS: { [V in ViewName]: (match: Matches[V]) => JSX.Element } = {
+  feed: () => <FeedView />,
+  approval: ({ params }) => <ApprovalView id={params.id} />,
+  analysis: ({ query }) => <AnalysisView incident={query.get('incident')} />,
+  deliveries: () => <DeliveriesView />,
+  signals: () => <SignalsView />,
+  readbacks: () => <ReadbacksView />,
+  readback: ({ params }) => <ReadbackDocumentView name={params.name} />,
+  scene: () => <SceneView />,
+  inventory: () => <InventoryView />,
+};
 
-function routeOf(hash: string): Route {
-  const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
-  const approval = /^\/approvals\/(.+)$/.exec(path);
-  if (approval?.[1]) return { view: 'approval', id: decodeURIComponent(approval[1]) };
-  const readback = /^\/readbacks\/(.+)$/.exec(path);
-  if (readback?.[1]) return { view: 'readback', name: decodeURIComponent(readback[1]) };
-  if (path === '/deliveries') return { view: 'deliveries' };
-  if (path === '/signals') return { view: 'signals' };
-  if (path === '/readbacks') return { view: 'readbacks' };
-  if (path === '/scene') return { view: 'scene' };
-  if (path === '/inventory') return { view: 'inventory' };
-  if (path === '/analysis') {
-    return { view: 'analysis', incident: new URLSearchParams(query).get('incident') };
-  }
-  return { view: 'feed' };
+// Generic so that TypeScript pairs each view with its own route's match, with no cast.
+function showView<V extends ViewName>(view: V, match: Matches[V]): JSX.Element {
+  return VIEWS[view](match);
 }
 
 const STATE_TEXT = {
@@ -60,7 +51,7 @@ function ConnectionIndicator() {
 }
 
 function App() {
-  const route = routeOf(useHash());
+  const match = matchRoute(useHash());
   const accessState = useWatched(access);
   const signIns = useWatched(signInCount);
 
@@ -71,21 +62,10 @@ function App() {
   }, [signIns]);
 
   useEffect(() => {
-    const title = {
-      feed: 'Feed',
-      approval: 'Approval',
-      analysis: 'Analysis',
-      deliveries: 'Deliveries',
-      signals: 'Signals',
-      readbacks: 'Readbacks',
-      readback: 'Readback',
-      scene: 'Live-ops scene',
-      inventory: 'Inventory',
-    }[route.view];
-    document.title = `${title} · Operator console`;
-  }, [route.view]);
+    document.title = `${match.title} · Operator console`;
+  }, [match.title]);
 
-  const current = (...views: Route['view'][]) => (views.includes(route.view) ? 'page' : undefined);
+  const current = (nav: NavEntry) => (match.nav === nav ? 'page' : undefined);
   return (
     <>
       <button type="button" class="skip" onClick={skipToMain}>
@@ -116,7 +96,7 @@ function App() {
               </a>
             </li>
             <li>
-              <a href="#/readbacks" aria-current={current('readbacks', 'readback', 'scene')}>
+              <a href="#/readbacks" aria-current={current('readbacks')}>
                 Readbacks
               </a>
             </li>
@@ -134,24 +114,8 @@ function App() {
           <TokenSignIn />
         ) : accessState === 'prod-closed' ? (
           <ProdClosed />
-        ) : route.view === 'approval' ? (
-          <ApprovalView id={route.id} />
-        ) : route.view === 'analysis' ? (
-          <AnalysisView incident={route.incident} />
-        ) : route.view === 'deliveries' ? (
-          <DeliveriesView />
-        ) : route.view === 'signals' ? (
-          <SignalsView />
-        ) : route.view === 'readbacks' ? (
-          <ReadbacksView />
-        ) : route.view === 'readback' ? (
-          <ReadbackDocumentView name={route.name} />
-        ) : route.view === 'scene' ? (
-          <SceneView />
-        ) : route.view === 'inventory' ? (
-          <InventoryView />
         ) : (
-          <FeedView />
+          showView(match.view, match)
         )}
       </main>
     </>

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import type { TextPiece } from './outside-text';
 
 /**
  * Text from outside the console (alerts, trackers, analyses, documents, API details) is shown
@@ -12,14 +13,6 @@ export function Outside({ children }: { children: ComponentChildren }) {
       {children}
     </bdi>
   );
-}
-
-/**
- * The same isolation where no element can go (an option, an attribute, SVG text): the text
- * between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE.
- */
-export function isolate(text: string): string {
-  return `\u2068${text}\u2069`;
 }
 
 /** A JSON string literal on one line of pretty-printed JSON, escapes included. */
@@ -43,6 +36,17 @@ export function JsonText({
         .map((part, index) =>
           index % 2 === 1 ? <Outside key={index}>{mark(part)}</Outside> : mark(part),
         )}
+    </>
+  );
+}
+
+/** A line of pieces (outside-text.ts), the outside ones isolated. */
+export function OutsideText({ pieces }: { pieces: TextPiece[] }) {
+  return (
+    <>
+      {pieces.map((piece, index) =>
+        typeof piece === 'string' ? piece : <Outside key={index}>{piece.outside}</Outside>,
+      )}
     </>
   );
 }

@@ -1,15 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, authHeaders, noteAccess } from './api';
+import type { CatalogRow, ReadbackCatalog } from './api-types';
 import { JsonText, Outside } from './outside';
 import { SCENE_READBACK } from './scene';
 import { Loading, useLoad } from './views-common';
-
-interface CatalogRow {
-  name: string;
-  summary: string;
-  state: 'present' | 'missing' | 'invalid' | 'checking' | 'error';
-  detail: string;
-}
 
 const AGENTS = '/api/v1/agents/';
 
@@ -17,21 +11,18 @@ const AGENTS = '/api/v1/agents/';
  * The catalog in one request: every GET readback and the state of the documents it reads,
  * as the service finds them (`GET /api/v1/readbacks`), without fetching each readback.
  */
-async function loadCatalog(onRows: (rows: CatalogRow[]) => void): Promise<CatalogRow[]> {
-  const { items } = await api<{ items: CatalogRow[] }>('/api/v1/readbacks');
-  const rows = [...items].sort((a, b) => a.name.localeCompare(b.name));
-  onRows(rows);
-  return rows;
+async function loadCatalog(): Promise<CatalogRow[]> {
+  const { items } = await api<ReadbackCatalog>('/api/v1/readbacks');
+  return [...items].sort((a, b) => a.name.localeCompare(b.name));
 }
 
 const STATE_FILTERS = ['', 'present', 'missing', 'invalid'] as const;
 
 export function ReadbacksView() {
-  const [rows, setRows] = useState<CatalogRow[] | null>(null);
+  const { data: rows, error } = useLoad(loadCatalog, []);
   const [filter, setFilter] = useState('');
   const [query, setQuery] = useState('');
-  const { error } = useLoad(() => loadCatalog(setRows), []);
-  const counts = { present: 0, missing: 0, invalid: 0, checking: 0, error: 0 };
+  const counts = { present: 0, missing: 0, invalid: 0 };
   for (const row of rows ?? []) counts[row.state] += 1;
   const shown = (rows ?? []).filter(
     (row) => (!filter || row.state === filter) && (!query || row.name.includes(query.trim())),
@@ -51,8 +42,6 @@ export function ReadbacksView() {
           <p role="status" data-testid="catalog-counts">
             {rows.length} readbacks: {counts.present} present, {counts.missing} missing,{' '}
             {counts.invalid} invalid
-            {counts.checking ? `, ${counts.checking} checking…` : ''}
-            {counts.error ? `, ${counts.error} unreadable` : ''}
           </p>
           <div class="filters">
             <div class="field">

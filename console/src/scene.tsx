@@ -1,11 +1,16 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from './api';
-import { age, useNow, when } from './hooks';
-import { isolate, Outside } from './outside';
+import { useNow } from './hooks';
+import { Outside } from './outside';
+import { isolate } from './outside-text';
 import { onFeedEvent } from './sse';
+import { age, when } from './time-text';
 import { Loading, useLoad } from './views-common';
 
 export const SCENE_READBACK = 'agentcore-live-ops-scene-state';
+
+// The scene's types are written out, not generated: its readback route declares a free-form
+// object, so the OpenAPI document says nothing of the scene's shape.
 
 interface SceneActor {
   id: string;

@@ -1,28 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, authHeaders, type FeedEvent, noteAccess } from './api';
-import { age, useNow, when } from './hooks';
+import { api, authHeaders, noteAccess } from './api';
+import type { FeedEvent, SignalPage } from './api-types';
+import { useNow } from './hooks';
 import { Outside } from './outside';
 import { onFeedEvent } from './sse';
+import { age, duration, when } from './time-text';
 import { Loading, useLoad } from './views-common';
-
-interface Signal {
-  id: string;
-  source: string;
-  alert_name: string;
-  severity: string;
-  namespace: string;
-  target: string;
-  message: string;
-  received_at: string;
-  handling: { outcome: string; incident_id: string | null };
-}
-
-interface SignalPage {
-  stream: string;
-  length: number;
-  items: Signal[];
-  next_cursor: string | null;
-}
 
 interface Backlog {
   backlog: number | null;
@@ -51,13 +34,6 @@ async function loadBacklog(): Promise<Backlog> {
     backlog: gaugeValue(text, 'signals_backlog'),
     oldestAgeSeconds: gaugeValue(text, 'signals_oldest_unhandled_age_seconds'),
   };
-}
-
-function duration(seconds: number | null): string {
-  if (seconds === null) return '–';
-  if (seconds < 60) return `${Math.round(seconds)} s`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
-  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
 
 export function SignalsView() {

@@ -1,59 +1,6 @@
-import { authHeaders, type FeedEvent, noteAccess, Watched } from './api';
-
-export interface SseMessage {
-  id: string | undefined;
-  event: string;
-  data: string;
-}
-
-/**
- * Server-sent events read with fetch, so the request can carry `Authorization` (an
- * EventSource cannot). Calls `onMessage` per event; resolves when the stream ends.
- */
-export async function readSse(
-  body: ReadableStream<Uint8Array>,
-  onMessage: (message: SseMessage) => void,
-  signal: AbortSignal,
-): Promise<void> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let data: string[] = [];
-  let id: string | undefined;
-  let event = 'message';
-  const onAbort = () => void reader.cancel().catch(() => undefined);
-  signal.addEventListener('abort', onAbort);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let newline = buffer.search(/\r\n|\r|\n/);
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline);
-        const width = buffer.startsWith('\r\n', newline) ? 2 : 1;
-        buffer = buffer.slice(newline + width);
-        newline = buffer.search(/\r\n|\r|\n/);
-        if (line === '') {
-          if (data.length > 0) onMessage({ id, event, data: data.join('\n') });
-          data = [];
-          event = 'message';
-          continue;
-        }
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let content = colon < 0 ? '' : line.slice(colon + 1);
-        if (content.startsWith(' ')) content = content.slice(1);
-        if (field === 'data') data.push(content);
-        else if (field === 'id' && !content.includes('\0')) id = content;
-        else if (field === 'event') event = content;
-      }
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
+import { authHeaders, noteAccess, Watched } from './api';
+import type { FeedEvent } from './api-types';
+import { readSse, type SseMessage } from './sse-reader';
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 

@@ -1,0 +1,84 @@
+/**
+ * The console's names for what the service answers. The shapes are generated from the service's
+ * OpenAPI document (api-types.generated.ts); only payloads no route schema declares are written
+ * out here: the events of the two server-sent event streams.
+ */
+import type {
+  ApprovalDetail,
+  ApprovalPage,
+  ExternalEventPage,
+  IncidentPage,
+  OperationLogPage,
+  ReadbackCatalog,
+  SignalPage,
+  TaskStatus,
+} from './api-types.generated.js';
+
+export type {
+  AnalysisAccepted,
+  ApprovalDetail,
+  ApprovalPage,
+  ChainVerdict,
+  DecisionAnswer,
+  ExternalEventDetail,
+  ExternalEventPage,
+  IncidentDetail,
+  IncidentPage,
+  OperationLogPage,
+  PackageInventory,
+  ReadbackCatalog,
+  SignalPage,
+  TaskResult,
+} from './api-types.generated.js';
+
+/** An incident as listed; the detail (`GET /incidents/{id}`) has these fields and more. */
+export type Incident = IncidentPage['items'][number];
+
+/** An approval as listed: with its signers, without its card and decisions. */
+export type ApprovalSummary = ApprovalPage['items'][number];
+
+/** The feed shows approvals as listed and, after an update, as read alone. */
+export type FeedApproval = ApprovalSummary | ApprovalDetail;
+
+export type OperationEntry = OperationLogPage['items'][number];
+export type ExternalEvent = ExternalEventPage['items'][number];
+export type Signal = SignalPage['items'][number];
+export type CatalogRow = ReadbackCatalog['items'][number];
+
+/**
+ * An event of a task's stream (`GET /agents/stream/{task_id}`): the first is the task's status,
+ * the ones after it add their `type` and, when an expert finished, its name as `agent`, but
+ * carry neither the start and end times nor an `error` unless the task failed.
+ */
+export type TaskEvent = Omit<TaskStatus, 'started_at' | 'completed_at' | 'error'> & {
+  type?: string;
+  agent?: string;
+  error?: string | null;
+};
+
+/**
+ * An event of the service's own feed (`GET /events`, CONTRACT, Operator console): `type`, `at`
+ * and the changed record's fields, which differ by type.
+ */
+export interface FeedEvent {
+  type: string;
+  at: string;
+  incident_id?: string | null;
+  approval_id?: string | null;
+  fingerprint?: string;
+  severity?: string;
+  namespace?: string;
+  hit_count?: number;
+  status?: string;
+  decision?: string;
+  actor?: string;
+  channel?: string;
+  entry_id?: string;
+  outcome?: string;
+  task_id?: string;
+  state?: string;
+  progress?: number;
+  agents_completed?: number;
+  total_agents?: number;
+  issue_id?: string;
+}
