@@ -10,7 +10,22 @@
  * clients": a U+202E in it cannot reorder the page's own words).
  */
 export function isolate(text: string): string {
-  return `\u2068${text}\u2069`;
+  return `\u2068${neutralized(text)}\u2069`;
+}
+
+/** Embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069). */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * Outside text with its bidirectional controls shown as `[U+202E]` instead of obeyed: a
+ * U+2069 in it would otherwise close the isolation around it, and a U+202E after that would
+ * reorder the page's own words (no isolation survives its own terminator).
+ */
+export function neutralized(text: string): string {
+  return text.replace(
+    BIDI_CONTROLS,
+    (control) => `[U+${control.charCodeAt(0).toString(16).toUpperCase()}]`,
+  );
 }
 
 /** A piece of a line: the console's own words, or text from outside that the view isolates. */

@@ -1,5 +1,5 @@
-import type { ComponentChildren } from 'preact';
-import type { TextPiece } from './outside-text';
+import { type ComponentChildren, toChildArray } from 'preact';
+import { neutralized, type TextPiece } from './outside-text';
 
 /**
  * Text from outside the console (alerts, trackers, analyses, documents, API details) is shown
@@ -10,7 +10,9 @@ import type { TextPiece } from './outside-text';
 export function Outside({ children }: { children: ComponentChildren }) {
   return (
     <bdi class="outside" dir="auto">
-      {children}
+      {toChildArray(children).map((child) =>
+        typeof child === 'string' ? neutralized(child) : child,
+      )}
     </bdi>
   );
 }

@@ -1,7 +1,11 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { errors, type HttpError } from '../errors.js';
-import type { CredentialFailures } from '../ports/credential-failures.js';
+import {
+  type CredentialFailures,
+  FAILURE_WINDOW_SECONDS,
+  FAILURES_BEFORE_BLOCK,
+} from '../ports/credential-failures.js';
 
 /** What every credential check needs: the secrets, the shared failure count and the log. */
 export interface GuardContext {
@@ -26,38 +30,55 @@ export interface Refusal {
 export type CredentialCheck = (request: FastifyRequest) => Refusal | undefined;
 
 /**
- * CONTRACT, Hostile clients: a guarded route first refuses an address blocked for failed
- * credentials (429 with `Retry-After`, even with good credentials), then runs its check; a
- * credential presented and found wrong is logged at `warn` with the client address and
- * operator id (never the value tried) and counted against the address.
+ * CONTRACT, Hostile clients: a credential presented and found wrong is logged at `warn` with
+ * the client address and operator id (never the value tried) and counted against the
+ * address; from the tenth failure in a minute on, the address gets 429 with `Retry-After`
+ * for a minute on every guarded route, good credentials included.
+ *
+ * The credential is judged first, locally, and then exactly one atomic operation on the
+ * shared count decides the answer: a failure is counted (its count says 401 or 429), any
+ * other request reads whether the address is blocked. Requests from one process reach the
+ * store in the order they were judged, so a burst of parallel guesses, on one replica or
+ * several, gets ten 401s and the rest 429, and a right guess among them passes only if it
+ * came before the tenth wrong one.
  */
 export function guarded(context: GuardContext, check: CredentialCheck): Guard {
   const { failures, log } = context;
   return async (request, reply) => {
-    const waitMs = await failures.blockedFor(request.ip).catch((error: unknown) => {
-      // The count lives in Redis when several replicas share it: its outage must not close
-      // every guarded route, and the credentials themselves are still checked.
-      log.warn({ err: error }, 'credential failures: count unavailable, not throttling');
-      return 0;
-    });
-    if (waitMs > 0) {
-      reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
-      throw errors.tooManyFailedCredentials();
-    }
     const refusal = check(request);
+    if (refusal?.tried) {
+      const count = await noteFailedCredential(context, request, refusal);
+      if (count > FAILURES_BEFORE_BLOCK) throw blocked(reply, FAILURE_WINDOW_SECONDS * 1000);
+    } else {
+      const waitMs = await failures.blockedFor(request.ip).catch((error: unknown) => {
+        // The count lives in Redis when several replicas share it: its outage must not
+        // close every guarded route, and the credentials themselves are still checked.
+        log.warn({ err: error }, 'credential failures: count unavailable, not throttling');
+        return 0;
+      });
+      if (waitMs > 0) throw blocked(reply, waitMs);
+    }
     if (!refusal) return;
-    if (refusal.tried) await noteFailedCredential(context, request, refusal);
     if (refusal.bearer) reply.header('www-authenticate', 'Bearer');
     throw refusal.error;
   };
 }
 
-/** Logs a credential presented and found wrong (never its value) and counts it. */
+/** The 429 of a blocked address, with its `Retry-After`. */
+export function blocked(reply: FastifyReply, waitMs: number): HttpError {
+  reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+  return errors.tooManyFailedCredentials();
+}
+
+/**
+ * Logs a credential presented and found wrong (never its value) and counts it: how many
+ * failures the address has now (0 when the count is unavailable).
+ */
 export async function noteFailedCredential(
   { failures, log }: GuardContext,
   request: FastifyRequest,
   tried: Pick<Refusal, 'tried' | 'operatorId'>,
-): Promise<void> {
+): Promise<number> {
   log.warn(
     {
       client: request.ip,
@@ -67,8 +88,9 @@ export async function noteFailedCredential(
     },
     `failed credential: ${tried.tried}`,
   );
-  await failures.record(request.ip).catch((error: unknown) => {
+  return failures.record(request.ip).catch((error: unknown) => {
     log.warn({ err: error }, 'credential failures: not counted');
+    return 0;
   });
 }
 

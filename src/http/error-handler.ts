@@ -48,7 +48,11 @@ export function describeValidationIssue(context: string, issue: ValidationIssue)
 }
 
 /** Maps Fastify's own error codes to our `{"detail"}` bodies and statuses. */
-function toHttpError(error: FastifyError, bodyLimitBytes: number): HttpError | undefined {
+function toHttpError(
+  error: FastifyError,
+  bodyLimitBytes: number,
+  contentType: string | undefined,
+): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error.validation && error.validation.length > 0) {
     const issue = error.validation[0] as unknown as ValidationIssue;
@@ -61,7 +65,8 @@ function toHttpError(error: FastifyError, bodyLimitBytes: number): HttpError | u
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errors.bodyTooLarge(bodyLimitBytes);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.unsupportedMediaType(error.message.replace(/^Unsupported Media Type:\s*/, ''));
+      // Fastify's message does not name the type; the request's header does.
+      return errors.unsupportedMediaType(contentType ?? 'none');
   }
   if (error instanceof SyntaxError) return errors.invalidJson(error.message);
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
@@ -95,7 +100,7 @@ export function registerErrorHandler(
       reply.header('retry-after', String(database.retryAfterS));
       return reply.status(statusCode).send({ detail });
     }
-    const known = toHttpError(error, options.bodyLimitBytes);
+    const known = toHttpError(error, options.bodyLimitBytes, request.headers['content-type']);
     if (known) {
       if (known.statusCode >= 500) request.log.error({ err: error }, known.detail);
       return reply.status(known.statusCode).send({ detail: known.detail });

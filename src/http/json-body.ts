@@ -83,6 +83,13 @@ const FORM_TYPES = new Set([
   'multipart/form-data',
 ]);
 
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (
+    request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+  );
+}
+
 function essence(contentType: string): string {
   return contentType.split(';', 1)[0]!.trim().toLowerCase();
 }
@@ -102,11 +109,15 @@ export function acceptAnyBody(
   scope.removeAllContentTypeParsers();
   scope.addHook('onRequest', async (request) => {
     const type = request.headers['content-type'];
-    if (type === undefined) return;
-    if (!guarded && request.method === 'POST' && FORM_TYPES.has(essence(type))) {
-      throw errors.unsupportedMediaType(essence(type));
+    if (!guarded && request.method === 'POST') {
+      // A body without a type is what a page's `sendBeacon` or no-cors `fetch` of a Blob
+      // sends, as freely as a form.
+      if (type === undefined && hasBody(request)) throw errors.unsupportedMediaType('none');
+      if (type !== undefined && FORM_TYPES.has(essence(type))) {
+        throw errors.unsupportedMediaType(essence(type));
+      }
     }
-    request.headers['content-type'] = 'application/octet-stream';
+    if (type !== undefined) request.headers['content-type'] = 'application/octet-stream';
   });
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (request, raw, done) => {
     done(null, parse(request, raw as Buffer));

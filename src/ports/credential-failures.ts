@@ -4,8 +4,11 @@
  * last of them, across every replica that shares the store.
  */
 export interface CredentialFailures {
-  /** Counts one failed credential from `address`. */
-  record(address: string): Promise<void>;
+  /**
+   * Counts one failed credential from `address`, atomically: how many failures it has now,
+   * this one included (past FAILURES_BEFORE_BLOCK while the address is blocked).
+   */
+  record(address: string): Promise<number>;
   /** How many milliseconds `address` is still blocked for; 0 when it is not. */
   blockedFor(address: string): Promise<number>;
 }

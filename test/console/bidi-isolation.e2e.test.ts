@@ -16,7 +16,13 @@ import {
  * own words in the same paragraph must still run left to right.
  */
 
-const RLO = '\u202E';
+/**
+ * A pop of the directional isolate (U+2069) first, to close the isolation the console puts
+ * around outside text, then the override: the console must show both as text, not obey them.
+ */
+const RLO = '\u2069\u202E';
+/** How the console shows the override once neutralised. */
+const SHOWN = '[U+202E]';
 const SECRET = 'bidi-e2e-webhook-secret';
 const probe = crypto.randomUUID().slice(0, 6);
 const alert = {
@@ -113,7 +119,7 @@ const FIND_ISOLATION = `(mark) => {
 }`;
 
 function findIsolation(page: Page): Promise<Findings> {
-  return page.evaluate<Findings>(`(${FIND_ISOLATION})(${JSON.stringify(RLO)})`);
+  return page.evaluate<Findings>(`(${FIND_ISOLATION})(${JSON.stringify(SHOWN)})`);
 }
 
 function sign(body: string): string {

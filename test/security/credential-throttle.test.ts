@@ -92,6 +92,17 @@ describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
     expect(health.statusCode).toBe(200);
   });
 
+  it('a burst of parallel guesses gets exactly ten evaluated (401), the rest 429', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, index) => me(test, `parallel-${index}`)),
+    );
+    const counts = new Map<number, number>();
+    for (const answer of answers)
+      counts.set(answer.statusCode, (counts.get(answer.statusCode) ?? 0) + 1);
+    expect(Object.fromEntries(counts)).toEqual({ 401: 10, 429: 50 });
+  });
+
   it('wrong console and receiver tokens count too; a request without any credential does not', async () => {
     const test = await buildTestApp({ backend, env: ENV });
     for (let attempt = 0; attempt < 20; attempt++) {
@@ -143,6 +154,21 @@ describe('the throttle holds across replicas sharing Redis', () => {
       expect((await me(first, KEY)).statusCode).toBe(429);
       expect((await me(second, KEY)).statusCode).toBe(429);
       expect((await me(second, KEY, '10.0.0.9')).statusCode).toBe(200);
+    },
+  );
+
+  it.runIf(backends().includes('distributed'))(
+    'a parallel burst spread over two replicas still gets exactly ten evaluated',
+    async () => {
+      const first = await buildTestApp({ backend: 'distributed', env: ENV });
+      const second = await buildTestApp({ reuse: first });
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, index) =>
+          me(index % 2 ? first : second, `spread-${index}`, '10.1.2.3'),
+        ),
+      );
+      expect(answers.filter((answer) => answer.statusCode === 401)).toHaveLength(10);
+      expect(answers.filter((answer) => answer.statusCode === 429)).toHaveLength(50);
     },
   );
 });

@@ -96,6 +96,24 @@ describe('a refusal is answered at once and closes without reading the body (fin
     expect(connection.received()).not.toContain('100 Continue');
   });
 
+  it('a signed webhook without its signature header gets the 401 before the body, never 100 Continue', async () => {
+    const { port } = await listening({ WEBHOOK_SECRET: 'webhook-secret-0123456789' });
+    const connection = kept(await rawConnect(port));
+    connection.socket.write(
+      post('/api/v1/webhooks/alerts', {
+        'content-type': 'application/json',
+        'content-length': 100_000,
+        expect: '100-continue',
+      }),
+    );
+    await closedWithin(connection, 2000);
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 401 /);
+    expect(connection.received()).toContain(
+      'HMAC verification failed: Missing X-Signature-256 header',
+    );
+    expect(connection.received()).not.toContain('100 Continue');
+  });
+
   it('Expect: 100-continue gets 413 for a declared body over the limit, never 100 Continue', async () => {
     const { port } = await listening({ ...prodReceiver, BODY_LIMIT_BYTES: '1000' });
     const connection = kept(await rawConnect(port));

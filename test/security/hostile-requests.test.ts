@@ -46,6 +46,18 @@ describe('form and plain-text posts (finding 3)', () => {
     },
   );
 
+  it('a body with no content type at all, as sendBeacon sends it, is refused 415 too', async () => {
+    const test = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    for (const url of UNGUARDED_POSTS) {
+      const answer = await test.app.inject({ method: 'POST', url, payload: Buffer.from(ALERT) });
+      expect(answer.statusCode, url).toBe(415);
+      expect(answer.json().detail, url).toBe(
+        'Unsupported content type: none; send application/json',
+      );
+    }
+    expect(await incidentCount(test)).toBe(0);
+  });
+
   it('a route whose secret is configured keeps reading every body as JSON', async () => {
     const secret = 'webhook-secret-0123456789';
     const token = 'receiver-token-0123456789';

@@ -26,10 +26,11 @@ function failuresOn(limiter: RateLimiterAbstract): CredentialFailures {
   return {
     async record(address) {
       try {
-        await limiter.consume(address);
+        return (await limiter.consume(address)).consumedPoints;
       } catch (error) {
         // Over the limit is the point of counting; a store error is the caller's to see.
         if (!(error instanceof RateLimiterRes)) throw error;
+        return error.consumedPoints;
       }
     },
     async blockedFor(address) {

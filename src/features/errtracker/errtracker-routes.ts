@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errors, HttpError } from '../../errors.js';
 import { operatorOf } from '../../http/access-guards.js';
-import { guarded, noteFailedCredential } from '../../http/credential-guard.js';
+import { blocked, guarded, noteFailedCredential } from '../../http/credential-guard.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
+import { FAILURE_WINDOW_SECONDS, FAILURES_BEFORE_BLOCK } from '../../ports/credential-failures.js';
 import type { Services } from '../../services.js';
 import { isCanary } from './canary.js';
 import { registerExternalEventRoutes } from './external-event-routes.js';
@@ -75,7 +76,7 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
         }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const operatorId = header(request, 'x-operator-id');
       const operatorKey = header(request, 'x-operator-key');
       // A canary takes operator keys (or a hook signature): a wrong key tried here is a
@@ -85,10 +86,11 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
         isCanary(request.body) &&
         operatorOf(services.config.operatorKeys, operatorId, operatorKey) === undefined
       ) {
-        await noteFailedCredential(services, request, {
+        const failures = await noteFailedCredential(services, request, {
           tried: 'operator key',
           operatorId: operatorId?.slice(0, 128),
         });
+        if (failures > FAILURES_BEFORE_BLOCK) throw blocked(reply, FAILURE_WINDOW_SECONDS * 1000);
       }
       try {
         return await handleTrackerDelivery(services, {

@@ -60,7 +60,11 @@ async function openFeed(
   // CONTRACT, Hostile clients: without Last-Event-ID a stream starts with the events after
   // it opened, so reconnecting in a loop cannot make the service send its buffer each time.
   if (lastEventId !== undefined) {
-    for (const entry of await services.feed.after(lastEventId, REPLAY_LIMIT)) send(entry);
+    const missed = await services.feed.after(lastEventId, REPLAY_LIMIT).catch(async (error) => {
+      await unsubscribe().catch(() => undefined);
+      throw error;
+    });
+    for (const entry of missed) send(entry);
   }
   replaying = false;
   for (const entry of waiting.splice(0)) send(entry);
@@ -141,8 +145,11 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
       );
       const release = slots.take(request.ip);
       if (!release) {
-        reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-        throw errors.feedFull();
+        // Answered here, not thrown: a refusal by design is no error for the log.
+        return reply
+          .code(503)
+          .header('retry-after', String(RETRY_AFTER_SECONDS))
+          .send({ detail: errors.feedFull().detail });
       }
       reply.hijack();
       try {

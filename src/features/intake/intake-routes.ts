@@ -22,7 +22,7 @@ import {
   SignalResponse,
   signalToStreamFields,
 } from './signal-schema.js';
-import { acceptJsonOfAnyType, verifySignedWebhook } from './signed-json.js';
+import { acceptJsonOfAnyType, refuseUnsignedEarly, verifySignedWebhook } from './signed-json.js';
 
 const ErrorBody = Type.Object({ detail: Type.String() });
 const signatureHeaders = Type.Object({
@@ -42,6 +42,7 @@ export async function intakeRoutes(
   acceptJsonOfAnyType(app, {
     guarded: Boolean(config.webhookSecret || config.webhookSecretPrevious),
   });
+  app.addHook('onRequest', refuseUnsignedEarly(services.config));
   app.addHook('preValidation', verifySignedWebhook(services));
   const { stream, metrics, clock } = services;
   const backlog = createSignalBacklog(services);

@@ -42,6 +42,21 @@ export function acceptJsonOfAnyType(scope: FastifyInstance, guard: { guarded: bo
   );
 }
 
+/**
+ * onRequest hook of the signed webhooks: what can be refused without the body is refused
+ * before it is read (CONTRACT, Hostile clients), with the answer the signature check would
+ * give: no secret in `prod`, or no signature header where one is needed.
+ */
+export function refuseUnsignedEarly(config: Services['config']) {
+  const secrets = Boolean(config.webhookSecret || config.webhookSecretPrevious);
+  return async (request: FastifyRequest) => {
+    if (!secrets && config.appEnv === 'prod') throw errors.hmacFailed(HMAC_REASONS.missingSecret);
+    if (secrets && headerValue(request, 'x-signature-256') === undefined) {
+      throw errors.hmacFailed(HMAC_REASONS.missingHeader);
+    }
+  };
+}
+
 /** preValidation hook of the alert and signal webhooks: signature, replay guard, then JSON. */
 export function verifySignedWebhook(services: Services) {
   const { config, clock, once } = services;
