@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { signApproval } from '../../src/features/approvals/approval-moves.js';
 import { insertApproval } from '../../src/features/approvals/approval-records.js';
 import { appendOperation } from '../../src/features/oplog/operation-log.js';
-import { PAGE_BYTE_BUDGET, pageOf } from '../../src/http/pagination.js';
+import { PAGE_BYTE_BUDGET, pageOf } from '../../src/support/newest-first.js';
 import { deliver, issueAlert } from '../errtracker/tracker-delivery.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Expression, Selectable } from 'kysely';
-import { listNewestFirst, type Page } from '../../http/pagination.js';
 import type { Db, Tables, Tx } from '../../ports/store.js';
+import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import { signerCounts } from './approval-decision-records.js';
 import type { ApprovalStatus, RiskLevel } from './approval-domain.js';
 

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { Insertable, Selectable } from 'kysely';
-import { listNewestFirst, type Page } from '../../http/pagination.js';
 import type { Db, Tables } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { inChunks } from '../../support/in-chunks.js';
+import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import type { CanaryAuth, ExternalAlertEventFields } from './canary.js';
 
 /** A payload's JSON text and its sha256, computed once per delivery for all its stages. */

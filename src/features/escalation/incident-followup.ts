@@ -1,6 +1,8 @@
+import { Type } from 'typebox';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { groupCommit } from '../../support/group-commit.js';
+import { typedJob } from '../../support/typed-job.js';
 import { riskForSeverity } from '../approvals/approval-domain.js';
 import type { CardSender } from '../cards/card-types.js';
 import { findIncident } from '../incidents/incident-records.js';
@@ -17,6 +19,7 @@ export const INCIDENT_FOLLOW_UP_JOB = 'incident.analyze';
 const FOLLOW_UP_CONCURRENCY = 16;
 
 const followUpJobId = (incidentId: string) => `analyze-${incidentId}`;
+const FollowUpPayload = Type.Object({ incident_id: Type.String({ minLength: 1 }) });
 
 /**
  * Commits the incident's follow-up with the incident (the caller's transaction): a crash or a
@@ -99,7 +102,9 @@ export function registerIncidentWorkers(
   const evaluateRepair = createRepairEvaluator(services, repair);
   services.jobs.process(
     INCIDENT_FOLLOW_UP_JOB,
-    (payload) => followNewIncident(services, cards, evaluateRepair, String(payload.incident_id)),
+    typedJob(INCIDENT_FOLLOW_UP_JOB, FollowUpPayload, services.log, (payload) =>
+      followNewIncident(services, cards, evaluateRepair, payload.incident_id),
+    ),
     FOLLOW_UP_CONCURRENCY,
   );
 }

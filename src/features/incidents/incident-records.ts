@@ -1,6 +1,6 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
-import { listNewestFirst, type Page } from '../../http/pagination.js';
 import type { Db, Tables, Tx } from '../../ports/store.js';
+import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import { pendingApprovalRow } from '../approvals/approval-records.js';
 
 /** The `incidents` table's one module: every query on it is here (STYLE, records modules). */

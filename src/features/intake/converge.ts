@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
+import { forEachChunk } from '../../support/in-chunks.js';
 import { riskForSeverity } from '../approvals/approval-domain.js';
 import { insertApprovals } from '../approvals/approval-records.js';
 import { addIncidentFollowUps } from '../escalation/incident-followup.js';
@@ -86,14 +87,6 @@ export function createConverger(store: Store): ConvergeOrCreate {
   return (alert, options) => commit.add({ alert, options });
 }
 
-/** Rows per multi-row statement: well inside SQLite's and PostgreSQL's parameter limits. */
-const ROWS_PER_STATEMENT = 200;
-
-async function inChunks<T>(rows: readonly T[], write: (chunk: T[]) => Promise<unknown>) {
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT)
-    await write(rows.slice(start, start + ROWS_PER_STATEMENT));
-}
-
 /**
  * One batch, whatever its fingerprints: a storm of distinct alerts costs one lookup of the
  * open incidents and one multi-row insert per table, not a round of statements per alert.
@@ -118,7 +111,7 @@ async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[
   const now = fresh.reduce((latest, index) => Math.max(latest, arrivals[index]!.options.now), 0);
   const fingerprints = [...byFingerprint.keys()];
   const open = new Map<string, IncidentHead>();
-  await inChunks(fingerprints, async (chunk) => {
+  await forEachChunk(fingerprints, async (chunk) => {
     for (const [fingerprint, head] of await openIncidentsOf(tx, chunk, now - DEBOUNCE_WINDOW_MS))
       open.set(fingerprint, head);
   });
@@ -144,7 +137,7 @@ async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[
     });
   }
 
-  await inChunks(
+  await forEachChunk(
     fresh.map((index) => alertRow(arrivals[index]!, results[index]!)),
     (chunk) => insertAlerts(tx, chunk),
   );
@@ -162,7 +155,7 @@ async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[
         ]
       : [];
   });
-  await inChunks(fromSignals, (chunk) => insertSignalOutcomes(tx, chunk));
+  await forEachChunk(fromSignals, (chunk) => insertSignalOutcomes(tx, chunk));
   return results;
 }
 
@@ -209,7 +202,7 @@ async function createIncidents(
   if (firsts.length === 0) return [];
   const incidentIds = firsts.map(() => `inc-${crypto.randomUUID()}`);
   const approvalIds: string[] = [];
-  await inChunks(
+  await forEachChunk(
     firsts.map(({ alert, options }, index) => ({
       incidentId: incidentIds[index]!,
       riskLevel: riskForSeverity(alert.severity),
@@ -230,7 +223,7 @@ async function createIncidents(
     })),
     async (chunk) => approvalIds.push(...(await insertApprovals(tx, chunk, now))),
   );
-  await inChunks(
+  await forEachChunk(
     firsts.map(({ alert, options }, index) => ({
       id: incidentIds[index]!,
       fingerprint: alert.fingerprint,
@@ -253,7 +246,7 @@ async function createIncidents(
     })),
     (chunk) => insertIncidents(tx, chunk),
   );
-  await inChunks(incidentIds, (chunk) => addIncidentFollowUps(tx, chunk, now));
+  await forEachChunk(incidentIds, (chunk) => addIncidentFollowUps(tx, chunk, now));
   return incidentIds.map((id, index) => ({ id, approval_id: approvalIds[index]!, hit_count: 1 }));
 }
 

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { listNewestFirst, type Page } from '../../http/pagination.js';
 import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { inChunks } from '../../support/in-chunks.js';
+import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import {
   type ChainVerdict,
   GENESIS_HASH,

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { backends, buildTestApp } from '../helpers/build-app.js';
+import { startTelegramStandIn, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { chatEnv, openIncidentCard, press } from './chat-flow.js';
+
+const KEY = 'bob-key-0123456789ab';
+
+/** Sent messages whose buttons name this approval. */
+function cardsOf(tg: TelegramStandIn, approvalId: string) {
+  return tg
+    .calls('sendMessage')
+    .filter((call) =>
+      call.body.reply_markup?.inline_keyboard?.[0]?.[0]?.callback_data.includes(approvalId),
+    );
+}
+
+const critical = (namespace: string) => ({
+  alert_name: 'KubePodCrashLooping',
+  severity: 'P0',
+  namespace,
+  target_resource: 'checkout-7d9f8b6c5-x2x4z',
+});
+
+/** Issue 23, defect 3: the two-signer flow at its edges. */
+describe.each(backends())('second signers on %s', (backend) => {
+  it('the same chat signer again gets ok false "Already signed by", and no new card', async () => {
+    const tg = await startTelegramStandIn();
+    const { app } = await buildTestApp({ backend, env: chatEnv(tg) });
+    const card = await openIncidentCard(app, tg, critical('same-signer'));
+    expect((await press(app, 'approve', card)).json()).toMatchObject({ status: 'pending' });
+    const second = await waitFor(async () => cardsOf(tg, card.approvalId)[1]);
+    const nonce = second.body.reply_markup!.inline_keyboard![0]![0]!.callback_data.split(':')[2]!;
+    const again = await press(app, 'approve', { approvalId: card.approvalId, nonce });
+    expect(again.json()).toEqual({ ok: false, message: 'Already signed by tg_111' });
+    expect(cardsOf(tg, card.approvalId)).toHaveLength(2);
+    await tg.close();
+  });
+
+  it('a chat signer and a console signer at the same moment leave no card with live buttons', async () => {
+    const tg = await startTelegramStandIn();
+    const { app } = await buildTestApp({
+      backend,
+      env: chatEnv(tg, { OPERATOR_KEYS: `bob:${KEY}` }),
+    });
+    for (let run = 0; run < 6; run++) {
+      const card = await openIncidentCard(app, tg, critical(`race-${run}`));
+      const [chat, console] = await Promise.all([
+        press(app, 'approve', card),
+        app.inject({
+          method: 'POST',
+          url: `/api/v1/approvals/${card.approvalId}/decision`,
+          headers: { 'x-operator-id': 'bob', 'x-operator-key': KEY },
+          payload: { decision: 'approve' },
+        }),
+      ]);
+      expect(chat.json().ok).toBe(true);
+      expect(console.statusCode).toBe(200);
+      const approval = (await app.inject(`/api/v1/approvals/${card.approvalId}`)).json();
+      expect(['approved', 'executing', 'executed']).toContain(approval.status);
+      // Every card of the approval ends without buttons (edited once it was decided).
+      const rows = await app.services.store.db
+        .selectFrom('chat_cards')
+        .select('message_id')
+        .where('approval_id', '=', card.approvalId)
+        .execute();
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row.message_id).not.toBeNull();
+        expect(tg.message(row.message_id!)?.reply_markup, `run ${run}`).toBeUndefined();
+      }
+    }
+    await tg.close();
+  });
+});
