@@ -1,65 +1,21 @@
-import crypto from 'node:crypto';
 import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { forEachChunk } from '../../support/in-chunks.js';
-import { riskForSeverity } from '../approvals/approval-domain.js';
-import { insertApprovals } from '../approvals/approval-records.js';
-import { addIncidentFollowUps } from '../escalation/incident-followup.js';
 import {
   addIncidentHits,
   type IncidentHead,
   incidentHeadOf,
-  insertIncidents,
   openIncidentsOf,
 } from '../incidents/incident-records.js';
 import { insertAlerts } from './alert-records.js';
+import type { Arrival, ConvergeOptions, ConvergeResult, TypedAlert } from './converge-types.js';
+import { createIncidents } from './create-incidents.js';
 import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
+
+export type { ConvergeOptions, ConvergeResult, TypedAlert } from './converge-types.js';
 
 /** spec, What the service does (2): a record that is pending, or younger than 5 minutes. */
 export const DEBOUNCE_WINDOW_MS = 5 * 60 * 1000;
-
-export interface TypedAlert {
-  alertId: string;
-  alertName: string;
-  alertType: string;
-  /** Why this alert type: `payload`, `rule_type`, `rule:<id>`, `table:<name>` or `default`. */
-  alertTypeSource: string;
-  fingerprint: string;
-  namespace: string;
-  workload: string;
-  /** P0-P3 */
-  severity: string;
-  source: string;
-  targetResource: string;
-  message: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  /** `webhook`, `alertmanager` or `signal` */
-  origin: string;
-  payload: unknown;
-}
-
-export interface ConvergeResult {
-  status: 'created' | 'converged';
-  alert_id: string;
-  fingerprint: string;
-  incident_id: string;
-  approval_id: string | null;
-  hit_count: number;
-  analysis_scheduled: boolean;
-}
-
-export interface ConvergeOptions {
-  now: number;
-  requestedBy: string;
-  /** A signal stream entry handled exactly once: a re-delivery returns the first result. */
-  signalEntryId?: string;
-}
-
-interface Arrival {
-  alert: TypedAlert;
-  options: ConvergeOptions;
-}
 
 export type ConvergeOrCreate = (
   alert: TypedAlert,
@@ -87,28 +43,42 @@ export function createConverger(store: Store): ConvergeOrCreate {
   return (alert, options) => commit.add({ alert, options });
 }
 
+/** One arrival of a batch, where its result goes, and the result once it is known. */
+interface Slot {
+  index: number;
+  arrival: Arrival;
+  result?: ConvergeResult;
+}
+
 /**
  * One batch, whatever its fingerprints: a storm of distinct alerts costs one lookup of the
  * open incidents and one multi-row insert per table, not a round of statements per alert.
  * Results are in the order of `arrivals`.
  */
 async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[]> {
-  const results = new Array<ConvergeResult>(arrivals.length);
+  const slots: Slot[] = arrivals.map((arrival, index) => ({ index, arrival }));
   const replays = await earlierOutcomes(tx, arrivals);
-  for (const [index, incidentId] of replays) {
-    results[index] = await replayedResult(tx, arrivals[index]!.alert, incidentId);
+  const byFingerprint = new Map<string, [Slot, ...Slot[]]>();
+  for (const slot of slots) {
+    if (replays.has(slot.index)) {
+      slot.result = await replayedResult(tx, slot.arrival.alert, replays.get(slot.index) ?? null);
+      continue;
+    }
+    const group = byFingerprint.get(slot.arrival.alert.fingerprint);
+    if (group) group.push(slot);
+    else byFingerprint.set(slot.arrival.alert.fingerprint, [slot]);
   }
-  const byFingerprint = new Map<string, number[]>();
-  arrivals.forEach((arrival, index) => {
-    if (replays.has(index)) return;
-    const group = byFingerprint.get(arrival.alert.fingerprint);
-    if (group) group.push(index);
-    else byFingerprint.set(arrival.alert.fingerprint, [index]);
+  if (byFingerprint.size > 0) await convergeFresh(tx, byFingerprint);
+  return slots.map((slot) => {
+    if (!slot.result) throw new Error(`converge: no result for arrival ${slot.index}`);
+    return slot.result;
   });
-  if (byFingerprint.size === 0) return results;
+}
 
+/** The arrivals not replayed, grouped by fingerprint: each group joins or opens one incident. */
+async function convergeFresh(tx: Tx, byFingerprint: Map<string, [Slot, ...Slot[]]>) {
   const fresh = [...byFingerprint.values()].flat();
-  const now = fresh.reduce((latest, index) => Math.max(latest, arrivals[index]!.options.now), 0);
+  const now = fresh.reduce((latest, slot) => Math.max(latest, slot.arrival.options.now), 0);
   const fingerprints = [...byFingerprint.keys()];
   const open = new Map<string, IncidentHead>();
   await forEachChunk(fingerprints, async (chunk) => {
@@ -116,35 +86,39 @@ async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[
       open.set(fingerprint, head);
   });
 
-  const opening = fingerprints
-    .filter((fingerprint) => !open.has(fingerprint))
-    .map((fingerprint) => arrivals[byFingerprint.get(fingerprint)![0]!]!);
-  const heads = await createIncidents(tx, opening, now);
+  const opening = [...byFingerprint]
+    .filter(([fingerprint]) => !open.has(fingerprint))
+    .map(([, [first]]) => first);
+  const heads = await createIncidents(
+    tx,
+    opening.map((slot) => slot.arrival),
+    now,
+  );
   opening.forEach((first, position) => {
-    const index = byFingerprint.get(first.alert.fingerprint)![0]!;
-    results[index] = resultOf(first.alert, heads[position]!, 'created', 1);
-    open.set(first.alert.fingerprint, heads[position]!);
+    const head = heads[position];
+    if (!head) throw new Error('converge: an incident was not created');
+    first.result = resultOf(first.arrival.alert, head, 'created', 1);
+    open.set(first.arrival.alert.fingerprint, head);
   });
 
-  for (const [fingerprint, indexes] of byFingerprint) {
-    const joining = indexes.filter((index) => !results[index]);
-    if (joining.length === 0) continue;
-    const head = open.get(fingerprint)!;
+  for (const [fingerprint, group] of byFingerprint) {
+    const joining = group.filter((slot) => !slot.result);
+    const head = open.get(fingerprint);
+    if (joining.length === 0 || !head) continue;
     const hitCount = await addIncidentHits(tx, head.id, joining.length, now);
     const base = hitCount - joining.length;
-    joining.forEach((index, position) => {
-      results[index] = resultOf(arrivals[index]!.alert, head, 'converged', base + position + 1);
+    joining.forEach((slot, position) => {
+      slot.result = resultOf(slot.arrival.alert, head, 'converged', base + position + 1);
     });
   }
 
+  const settled = fresh.flatMap((slot) => (slot.result ? [{ ...slot, result: slot.result }] : []));
   await forEachChunk(
-    fresh.map((index) => alertRow(arrivals[index]!, results[index]!)),
+    settled.map((slot) => alertRow(slot.arrival, slot.result)),
     (chunk) => insertAlerts(tx, chunk),
   );
-  const fromSignals = fresh.flatMap((index) => {
-    const { options } = arrivals[index]!;
-    const result = results[index]!;
-    return options.signalEntryId
+  const fromSignals = settled.flatMap(({ arrival: { options }, result }) =>
+    options.signalEntryId
       ? [
           {
             entry_id: options.signalEntryId,
@@ -153,10 +127,9 @@ async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[
             processed_at: options.now,
           },
         ]
-      : [];
-  });
+      : [],
+  );
   await forEachChunk(fromSignals, (chunk) => insertSignalOutcomes(tx, chunk));
-  return results;
 }
 
 /** Signal entries already handled (a re-delivery), or twice in this batch: index → incident. */
@@ -191,63 +164,6 @@ function resultOf(
     hit_count: hitCount,
     analysis_scheduled: status === 'created',
   };
-}
-
-/** Opens one incident, with its pending approval and follow-up, per arrival. */
-async function createIncidents(
-  tx: Tx,
-  firsts: readonly Arrival[],
-  now: number,
-): Promise<IncidentHead[]> {
-  if (firsts.length === 0) return [];
-  const incidentIds = firsts.map(() => `inc-${crypto.randomUUID()}`);
-  const approvalIds: string[] = [];
-  await forEachChunk(
-    firsts.map(({ alert, options }, index) => ({
-      incidentId: incidentIds[index]!,
-      riskLevel: riskForSeverity(alert.severity),
-      action: `${alert.alertType} on ${alert.namespace}/${alert.workload || alert.targetResource}`,
-      description: alert.message || alert.alertName,
-      requestedBy: options.requestedBy,
-      metadata: {
-        source: alert.source,
-        alert_name: alert.alertName,
-        alert_type: alert.alertType,
-        alert_type_source: alert.alertTypeSource,
-        fingerprint: alert.fingerprint,
-        namespace: alert.namespace,
-        workload: alert.workload,
-        target_resource: alert.targetResource,
-        severity: alert.severity,
-      },
-    })),
-    async (chunk) => approvalIds.push(...(await insertApprovals(tx, chunk, now))),
-  );
-  await forEachChunk(
-    firsts.map(({ alert, options }, index) => ({
-      id: incidentIds[index]!,
-      fingerprint: alert.fingerprint,
-      namespace: alert.namespace,
-      workload: alert.workload,
-      alert_type: alert.alertType,
-      alert_type_source: alert.alertTypeSource,
-      alert_name: alert.alertName,
-      severity: alert.severity,
-      source: alert.source,
-      target_resource: alert.targetResource,
-      message: alert.message,
-      labels: JSON.stringify(alert.labels),
-      annotations: JSON.stringify(alert.annotations),
-      status: 'open',
-      hit_count: 1,
-      first_seen: options.now,
-      last_seen: options.now,
-      approval_id: approvalIds[index]!,
-    })),
-    (chunk) => insertIncidents(tx, chunk),
-  );
-  await forEachChunk(incidentIds, (chunk) => addIncidentFollowUps(tx, chunk, now));
-  return incidentIds.map((id, index) => ({ id, approval_id: approvalIds[index]!, hit_count: 1 }));
 }
 
 async function replayedResult(

@@ -1,0 +1,80 @@
+import crypto from 'node:crypto';
+import type { Tx } from '../../ports/store.js';
+import { forEachChunk } from '../../support/in-chunks.js';
+import { riskForSeverity } from '../approvals/approval-domain.js';
+import { insertApprovals } from '../approvals/approval-records.js';
+import { addIncidentFollowUps } from '../escalation/incident-followup.js';
+import { type IncidentHead, insertIncidents } from '../incidents/incident-records.js';
+import type { Arrival } from './converge-types.js';
+
+/** Opens one incident, with its pending approval and follow-up, per arrival. */
+export async function createIncidents(
+  tx: Tx,
+  firsts: readonly Arrival[],
+  now: number,
+): Promise<IncidentHead[]> {
+  if (firsts.length === 0) return [];
+  const opening = firsts.map((arrival) => ({
+    ...arrival,
+    incidentId: `inc-${crypto.randomUUID()}`,
+  }));
+  const approvalIds: string[] = [];
+  await forEachChunk(
+    opening.map(({ alert, options, incidentId }) => ({
+      incidentId,
+      riskLevel: riskForSeverity(alert.severity),
+      action: `${alert.alertType} on ${alert.namespace}/${alert.workload || alert.targetResource}`,
+      description: alert.message || alert.alertName,
+      requestedBy: options.requestedBy,
+      metadata: {
+        source: alert.source,
+        alert_name: alert.alertName,
+        alert_type: alert.alertType,
+        alert_type_source: alert.alertTypeSource,
+        fingerprint: alert.fingerprint,
+        namespace: alert.namespace,
+        workload: alert.workload,
+        target_resource: alert.targetResource,
+        severity: alert.severity,
+      },
+    })),
+    async (chunk) => approvalIds.push(...(await insertApprovals(tx, chunk, now))),
+  );
+  // insertApprovals answers one id per row, in order.
+  const created = opening.map((arrival, index) => ({
+    ...arrival,
+    approvalId: approvalIds[index] ?? null,
+  }));
+  await forEachChunk(
+    created.map(({ alert, options, incidentId, approvalId }) => ({
+      id: incidentId,
+      fingerprint: alert.fingerprint,
+      namespace: alert.namespace,
+      workload: alert.workload,
+      alert_type: alert.alertType,
+      alert_type_source: alert.alertTypeSource,
+      alert_name: alert.alertName,
+      severity: alert.severity,
+      source: alert.source,
+      target_resource: alert.targetResource,
+      message: alert.message,
+      labels: JSON.stringify(alert.labels),
+      annotations: JSON.stringify(alert.annotations),
+      status: 'open',
+      hit_count: 1,
+      first_seen: options.now,
+      last_seen: options.now,
+      approval_id: approvalId,
+    })),
+    (chunk) => insertIncidents(tx, chunk),
+  );
+  await forEachChunk(
+    created.map(({ incidentId }) => incidentId),
+    (chunk) => addIncidentFollowUps(tx, chunk, now),
+  );
+  return created.map(({ incidentId, approvalId }) => ({
+    id: incidentId,
+    approval_id: approvalId,
+    hit_count: 1,
+  }));
+}
