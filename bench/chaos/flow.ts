@@ -31,6 +31,9 @@ export interface FlowOptions {
   warningEvery: number;
 }
 
+/** What the flow and the sampler use of a cluster: a single service passes `{ replicas: [it] }`. */
+export type Replicas = Pick<Cluster, 'replicas'>;
+
 /** A paced, open-loop flow: requests go out on schedule whether or not earlier ones answered. */
 export class Flow {
   readonly sent: Sent[] = [];
@@ -41,7 +44,7 @@ export class Flow {
   private alerts = 0;
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: Replicas,
     private readonly options: FlowOptions,
   ) {}
 
@@ -84,7 +87,7 @@ export class Flow {
 
   private sendSignal() {
     const i = this.signals++;
-    const replica = i % 3;
+    const replica = i % this.cluster.replicas.length;
     const severity = i % this.options.warningEvery === 0 ? 'warning' : 'info';
     const url = this.cluster.replicas[replica]!.url;
     const at = performance.now();
@@ -112,7 +115,7 @@ export class Flow {
 
   private sendAlert() {
     const i = this.alerts++;
-    const replica = i % 3;
+    const replica = i % this.cluster.replicas.length;
     const url = this.cluster.replicas[replica]!.url;
     void this.track('alert', i, replica, () =>
       postAlert(url, {
@@ -152,7 +155,7 @@ export class ReadinessSampler {
   private running: Promise<void>[] = [];
 
   constructor(
-    private readonly cluster: Cluster,
+    private readonly cluster: Replicas,
     private readonly everyMs = 250,
   ) {}
 

@@ -68,6 +68,19 @@ export async function treeCpuMs(rootPid: number): Promise<number | undefined> {
   return (ticks * 1000) / CLK_TCK;
 }
 
+/**
+ * CPU milliseconds the whole machine has spent busy so far, over all cores (/proc/stat's
+ * first line without idle and iowait): less the processes a run knows of, what others used.
+ */
+export async function machineCpuMs(): Promise<number> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0] ?? '';
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return ((user + nice + system + irq + softirq + steal) * 1000) / CLK_TCK;
+}
+
 /** One process (tree) whose CPU a run reports: the target (service, baseline, Alertmanager), PostgreSQL or Redis. */
 export interface CpuProbe {
   name: 'target' | 'postgres' | 'redis';

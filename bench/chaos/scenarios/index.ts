@@ -1,5 +1,6 @@
 import type { ChaosScale, ScenarioReport } from '../report.js';
 import { diskFullScenario } from './disk-full.js';
+import { hostileScenario } from './hostile.js';
 import { postgresRestartScenario } from './postgres-restart.js';
 import { racesScenario } from './races.js';
 import { redisOutageScenario } from './redis-outage.js';
@@ -19,4 +20,5 @@ export const CHAOS_SCENARIOS: ChaosScenario[] = [
   { name: 'redis-outage', run: redisOutageScenario },
   { name: 'postgres-restart', run: postgresRestartScenario },
   { name: 'disk-full', run: diskFullScenario },
+  { name: 'hostile', run: hostileScenario },
 ];
