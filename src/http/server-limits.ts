@@ -5,8 +5,11 @@ import type { Config } from '../config.js';
 
 /** CONTRACT, Hostile clients: headers get 10 s, or REQUEST_TIMEOUT_MS if that is shorter. */
 const HEADERS_TIMEOUT_MS = 10_000;
-/** CONTRACT, Hostile clients: idle keep-alive connections close after 5 s. */
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * CONTRACT, Hostile clients: idle keep-alive connections close after 5 s. Node closes one
+ * `keepAliveTimeout` plus a second after the last answer, so this says 4 s.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 4_000;
 /**
  * How often Node looks for requests past their header or body deadline. Its default (30 s)
  * would let a trickling client hold its connection for up to twice the deadline.

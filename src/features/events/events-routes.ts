@@ -16,6 +16,8 @@ export interface EventsRoutesOptions {
 }
 
 const HEARTBEAT_MS = 15_000;
+/** Bytes a stream may have waiting for its client before it is ended. */
+const UNREAD_LIMIT_BYTES = 64 * 1024;
 /** CONTRACT, Hostile clients: streams one client address may hold open. */
 const STREAMS_PER_CLIENT = 20;
 /** Seconds a refused client is asked to wait: about how long a stream takes to be replaced. */
@@ -46,10 +48,16 @@ async function openFeed(
   let last = lastEventId;
   let replaying = true;
   const waiting: FeedEntry[] = [];
+  // A client that does not read would have every later event kept for it in memory: once
+  // more than UNREAD_LIMIT_BYTES wait beyond what the replay left, its stream ends, and it
+  // resumes from Last-Event-ID when it reads again.
+  let unreadLimit = Number.POSITIVE_INFINITY;
+  let endStream: (() => void) | undefined;
   const send = (entry: FeedEntry) => {
     if (last !== undefined && compareFeedIds(entry.id, last) <= 0) return;
     last = entry.id;
     raw.write(frame(entry));
+    if (raw.writableLength > unreadLimit) endStream?.();
   };
   const unsubscribe = await services.feed.subscribe((entry) => {
     if (replaying) waiting.push(entry);
@@ -68,6 +76,7 @@ async function openFeed(
   }
   replaying = false;
   for (const entry of waiting.splice(0)) send(entry);
+  unreadLimit = raw.writableLength + UNREAD_LIMIT_BYTES;
   const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
   let ended = false;
   const end = () => {
@@ -78,6 +87,7 @@ async function openFeed(
     raw.end();
     onEnd();
   };
+  endStream = end;
   raw.on('close', end);
   // A client that left during the replay is gone already: its 'close' will not come again.
   if (raw.destroyed) end();
