@@ -21,10 +21,12 @@ import { executeRounds } from './lib/rounds.js';
 import type { RunOutcome } from './lib/run-spec.js';
 import { buildService, REPO_ROOT } from './lib/service.js';
 import { type BenchReport, printReport, writeReport } from './report.js';
+import { chatStormRuns, chatStormVerdicts } from './runs/chat-storm-runs.js';
 import { errtrackerComparisons, errtrackerRuns } from './runs/errtracker-runs.js';
 import { intakeComparisons, intakeLatencyTargets } from './runs/intake-comparisons.js';
 import { intakeRuns } from './runs/intake-runs.js';
 import { readbackComparisons, readbackRuns } from './runs/readback-runs.js';
+import { silenceComparisons, silenceRuns } from './runs/silence-runs.js';
 import { sseLatencyTargets, sseRuns } from './runs/sse-runs.js';
 import { stormRuns, stormVerdicts } from './runs/storm-runs.js';
 import { sustainedSignalRuns } from './runs/sustained-runs.js';
@@ -104,13 +106,18 @@ async function main(): Promise<number> {
     };
     const specs = [
       ...intakeRuns(context),
+      ...silenceRuns(context),
       ...errtrackerRuns(context),
       ...readbackRuns(context),
     ].filter(selected);
     // Runs that bring their own load instead of autocannon's closed loop: the SSE fan-out,
     // the sustained signal rate search and the storm.
     const sseSpecs = sseRuns(context).filter(selected);
-    const ownLoadSpecs = [...sustainedSignalRuns(context), ...stormRuns(context)].filter(selected);
+    const ownLoadSpecs = [
+      ...sustainedSignalRuns(context),
+      ...stormRuns(context),
+      ...chatStormRuns(context),
+    ].filter(selected);
     if (only && ![...specs, ...sseSpecs, ...ownLoadSpecs].some((spec) => only.has(spec.id)))
       throw new Error(`BENCH_ONLY matched no run: ${[...only].join(', ')}`);
     usedDistributed =
@@ -147,6 +154,7 @@ async function main(): Promise<number> {
       runs,
       comparisons: compare(runs, [
         ...intakeComparisons,
+        ...silenceComparisons,
         ...errtrackerComparisons,
         ...readbackComparisons,
       ]),
@@ -155,7 +163,7 @@ async function main(): Promise<number> {
         [...intakeLatencyTargets, ...sseLatencyTargets],
         settings.connections,
       ),
-      storm: stormVerdicts(runs),
+      storm: [...stormVerdicts(runs), ...chatStormVerdicts(runs)],
       notes,
     };
     printReport(report);

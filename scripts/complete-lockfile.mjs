@@ -12,10 +12,16 @@ const packages = lock.packages;
 let added = 0;
 
 function platformOf(name) {
-  const os = ['darwin', 'win32', 'android', 'freebsd', 'openbsd', 'sunos', 'aix'].find((candidate) =>
-    name.includes(candidate),
+  const os = ['darwin', 'win32', 'android', 'freebsd', 'openbsd', 'sunos', 'aix'].find(
+    (candidate) => name.includes(candidate),
   );
-  const cpu = /arm64/.test(name) ? 'arm64' : /-arm\b(?!64)/.test(name) ? 'arm' : /ia32/.test(name) ? 'ia32' : 'x64';
+  const cpu = /arm64/.test(name)
+    ? 'arm64'
+    : /-arm\b(?!64)/.test(name)
+      ? 'arm'
+      : /ia32/.test(name)
+        ? 'ia32'
+        : 'x64';
   return { os: [os ?? 'linux'], cpu: [cpu], ...(/musl/.test(name) ? { libc: ['musl'] } : {}) };
 }
 

@@ -15,9 +15,17 @@ import { consoleRoot, consoleRoutes } from './features/console/console-routes.js
 import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
 import { approvalDecisionRoutes } from './features/escalation/decision-routes.js';
 import { createEscalation } from './features/escalation/escalation.js';
+import { incidentActionRoutes } from './features/escalation/incident-action-routes.js';
+import { resolveIncident } from './features/escalation/incident-moves.js';
 import { eventsRoutes } from './features/events/events-routes.js';
+import { heartbeatRoutes } from './features/heartbeats/heartbeat-routes.js';
+import {
+  createHeartbeatWatch,
+  watchdogHeartbeatName,
+} from './features/heartbeats/heartbeat-watch.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
+import { alertmanagerApiRoutes } from './features/intake/alertmanager-api-routes.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
 import { readApiRoutes } from './features/intake/read-api-routes.js';
 import { RECEIVER_TOKEN_SCHEME, receiverRoutes } from './features/intake/receiver-routes.js';
@@ -25,6 +33,8 @@ import { inventoryRoutes } from './features/inventory/inventory-routes.js';
 import { operationLogRoutes } from './features/oplog/operation-log-routes.js';
 import { readbackRoutes } from './features/readbacks/readback-routes.js';
 import { loadPlaybooks } from './features/repair/playbooks.js';
+import { silenceRoutes } from './features/silences/silence-routes.js';
+import { createSilences } from './features/silences/silences.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { refuseUnknownHosts } from './http/host-check.js';
@@ -104,6 +114,8 @@ export async function buildApp(
   app.addHook('onClose', async () => {
     await handlers.drain();
     await background?.stop();
+    // After the workers and the last hit counts: cards still waiting out a 429 are given up.
+    escalation.cards.close();
     await runtime.close();
   });
 
@@ -144,17 +156,45 @@ export async function buildApp(
   await app.register(consoleRoutes, { root: consoleRoot() });
   await app.register(readinessRoutes, { prefix: '/api/v1', services });
   const escalation = createEscalation(services, playbooks);
+  const silences = createSilences(services);
+  await silences.start();
+  app.addHook('onClose', () => silences.stop());
   const intake = createAlertIntake(services, alertTypeRules, {
+    mutedBy: (labels) => silences.mutedBy(labels),
+    onMuted: (silenceId, alertId, fingerprint) =>
+      silences.noteMuted(silenceId, alertId, fingerprint),
     onConverged: (approvalId, hitCount) => escalation.onConverged(approvalId, hitCount),
+    resolve: (incidentId, actor) => resolveIncident(escalation.decisions, incidentId, actor),
+    onWatchdog: (receiver) =>
+      heartbeats.beat(watchdogHeartbeatName(receiver), {
+        timeout_seconds: config.watchdogTimeoutSeconds,
+        severity: 'warning',
+        namespace: 'default',
+      }),
   });
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
+  const heartbeats = createHeartbeatWatch(services, intake, (incidentId, actor) =>
+    resolveIncident(escalation.decisions, incidentId, actor),
+  );
   await app.register(receiverRoutes, { prefix: '/api/v1', services, intake });
+  await app.register(heartbeatRoutes, { prefix: '/api/v1', services, watch: heartbeats });
+  await app.register(alertmanagerApiRoutes, {
+    prefix: '/api/v1/alertmanager/api/v2',
+    services,
+    intake,
+  });
+  await app.register(silenceRoutes, {
+    prefix: '/api/v1/alertmanager/api/v2',
+    services,
+    silences,
+  });
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
   await app.register(readApiRoutes, { prefix: '/api/v1', services });
   await app.register(eventsRoutes, { prefix: '/api/v1', services });
   await app.register(approvalRoutes, { prefix: '/api/v1', services });
   await app.register(approvalDecisionRoutes, { prefix: '/api/v1', deps: escalation.decisions });
   await app.register(operatorRoutes, { prefix: '/api/v1', services });
+  await app.register(incidentActionRoutes, { prefix: '/api/v1', deps: escalation.decisions });
   await app.register(inventoryRoutes, { prefix: '/api/v1', services });
   await app.register(readbackRoutes, { prefix: '/api/v1', services, playbooks, alertTypeRules });
   await app.register(operationLogRoutes, { prefix: '/api/v1', services });
@@ -168,7 +208,7 @@ export async function buildApp(
   });
 
   app.addHook('onReady', async () => {
-    background = await startBackground({ services, intake, escalation });
+    background = await startBackground({ services, intake, escalation, heartbeats });
   });
   return app;
 }

@@ -3,6 +3,7 @@ import { startLeasedPolling } from './features/chat/leased-polling.js';
 import type { LongPolling } from './features/chat/long-polling.js';
 import { registerErrtrackerWorkers } from './features/errtracker/issue-analysis-job.js';
 import type { Escalation } from './features/escalation/escalation.js';
+import type { HeartbeatWatch } from './features/heartbeats/heartbeat-watch.js';
 import type { AlertIntake } from './features/intake/alert-intake.js';
 import { ensureSignalGroup, startSignalConsumer } from './features/intake/signal-consumer.js';
 import { startOutboxRelay } from './features/outbox/outbox-relay.js';
@@ -12,6 +13,7 @@ export interface BackgroundParts {
   services: Services;
   intake: AlertIntake;
   escalation: Escalation;
+  heartbeats: HeartbeatWatch;
 }
 
 export interface Background {
@@ -29,6 +31,8 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
   const { config, jobs, chat } = services;
   registerErrtrackerWorkers(services, escalation.cards);
   escalation.registerWorkers();
+  const loops = escalation.startLoops();
+  const heartbeatSweep = parts.heartbeats.start();
   const analysis = startAnalysisWork(services);
   await jobs.start();
   // Follow-up jobs committed but not yet enqueued: left by a crash or a queue outage.
@@ -43,6 +47,8 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
     pollingActive: () => polling?.active() ?? false,
     async stop() {
       await analysis.stop();
+      await loops.stop();
+      await heartbeatSweep.stop();
       await outbox.stop();
       await polling?.stop();
       await stopConsumer?.();

@@ -65,6 +65,12 @@ export const errors = {
   receiverTokenInvalid: () => new HttpError(401, 'Invalid receiver token'),
   receiverTokensMissing: () => new HttpError(401, 'Receiver tokens are not configured'),
   analysisBusy: () => new HttpError(429, 'Too many analysis tasks in progress'),
+  // CONTRACT, Silences: Alertmanager answers a refused silence with 400; `problem` is one of
+  // SILENCE_PROBLEMS, a matcher's regex error, or a body validation sentence.
+  silenceInvalid: (problem: string) => new HttpError(400, problem),
+  // CONTRACT, Incident lifecycle
+  incidentAlreadyAcknowledged: () => new HttpError(409, 'Incident already acknowledged'),
+  incidentAlreadyResolved: () => new HttpError(409, 'Incident already resolved'),
   // CONTRACT, Hostile clients
   tooManyFailedCredentials: () =>
     new HttpError(429, 'Too many failed credentials from this address; retry later'),
@@ -91,6 +97,17 @@ export const errors = {
   // spec, Test push
   testPushInProd: () => new HttpError(403, 'Test push is disabled in production'),
   chatApiFailed: (reason: string) => new HttpError(502, GATEWAY_ERRORS.chatApiFailed(reason)),
+} as const;
+
+/** CONTRACT, Silences: "Validation, as Alertmanager's", worded after its messages. */
+export const SILENCE_PROBLEMS = {
+  noMatchers: 'at least one matcher required',
+  matchesEverything: 'at least one matcher must not match the empty string',
+  startNotBeforeEnd: 'start time must be before end time',
+  endInPast: "end time can't be in the past",
+  noCreator: 'createdBy must not be empty',
+  noComment: 'comment must not be empty',
+  badFilter: (reason: string) => `Invalid filter: ${reason}`,
 } as const;
 
 export const HMAC_REASONS = {

@@ -32,7 +32,14 @@ export interface RunStore {
  */
 export async function withOwnService<O extends RunOutcome>(
   ctx: BenchContext,
-  spec: { id: string; label: string; skip?: string; modeKey: ModeKey },
+  spec: {
+    id: string;
+    label: string;
+    skip?: string;
+    modeKey: ModeKey;
+    /** Extra service variables (the chat storm points the service at its Bot API stand-in). */
+    env?: Record<string, string>;
+  },
   outcome: O,
   measure: (target: Target, store: RunStore) => Promise<void>,
 ): Promise<O> {
@@ -50,7 +57,12 @@ export async function withOwnService<O extends RunOutcome>(
   };
   let target: Target | undefined;
   try {
-    target = await startService({ mode: store.mode, workDir: store.workDir, secret: ctx.secret });
+    target = await startService({
+      mode: store.mode,
+      workDir: store.workDir,
+      secret: ctx.secret,
+      env: spec.env,
+    });
     outcome.readyVia = target.readyVia;
     console.log(`  ready at ${target.baseUrl} (via ${target.readyVia}), pid ${target.child.pid}`);
     await measure(target, store);

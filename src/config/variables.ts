@@ -112,6 +112,18 @@ export const configVariables = {
     default: 'true',
     description: 'long-poll `getUpdates` while a token is set',
   }),
+  /** CONTRACT, Chat under storms: cards waiting out a 429 beyond this become one digest. */
+  chatDigestAfter: positiveInteger('CHAT_DIGEST_AFTER', 1_000_000, {
+    default: '20',
+    description:
+      "cards waiting out the chat API's rate limit (429) beyond this many are sent as one digest message instead",
+  }),
+  /** CONTRACT, Chat under storms: the console's address in a digest; unset, built from HOST and PORT. */
+  publicUrl: url('PUBLIC_URL', WEB, {
+    documentedDefault: '`http://<HOST>:<PORT>`',
+    description:
+      'address people reach the service at; the chat digest links to `<PUBLIC_URL>/console/`',
+  }),
   llmApiKey: text('LLM_API_KEY', {
     description: 'sent as `Authorization: Bearer <key>` to `LLM_BASE_URL`',
   }),
@@ -152,6 +164,18 @@ export const configVariables = {
   bodyLimitBytes: positiveInteger('BODY_LIMIT_BYTES', 1024 * 1024 * 1024, {
     default: String(1024 * 1024),
     description: 'largest request body; larger ones answer 413',
+  }),
+  /** CONTRACT, Incident lifecycle: an incident with no alert this long resolves by itself. */
+  incidentTimeoutSeconds: positiveInteger('INCIDENT_TIMEOUT_SECONDS', 31_536_000, {
+    default: '86400',
+    description:
+      'an unresolved incident that received no alert for this long resolves by itself (`resolved_by` `timeout`)',
+  }),
+  /** CONTRACT, Heartbeats: how long Alertmanager's Watchdog may stay quiet. */
+  watchdogTimeoutSeconds: positiveInteger('WATCHDOG_TIMEOUT_SECONDS', 604_800, {
+    default: '600',
+    description:
+      'how long a `Watchdog` alert (heartbeat `watchdog:<receiver>`) may stay away before a `HeartbeatMissing` incident opens',
   }),
   /** CONTRACT, Hostile clients: a body not all arrived this long after its request began: 408. */
   requestTimeoutMs: milliseconds('REQUEST_TIMEOUT_MS', 600_000, {

@@ -11,6 +11,8 @@ export interface Metrics {
   /** spec, Events: "anomalies with 24-hour frequency and escalation level" */
   anomalies: Counter<'escalation_level'>;
   anomalyFrequency24h: Histogram<'escalation_level'>;
+  /** CONTRACT, Silences: firing alerts a silence muted. */
+  alertsSilenced: Counter;
   signalsProduced: Counter<'severity'>;
   signalsConsumed: Counter<'outcome'>;
   /** CONTRACT, Signals under overload: signals accepted and not yet handled by the consumers. */
@@ -57,6 +59,11 @@ export function createMetrics(): Metrics {
       help: '24-hour occurrence count of an anomaly key when it is recorded',
       labelNames: ['escalation_level'],
       buckets: [1, 2, 3, 5, 10, 20, 50, 100],
+      registers,
+    }),
+    alertsSilenced: new Counter({
+      name: 'alerts_silenced_total',
+      help: 'Firing alerts muted by a silence (recorded, creating and changing nothing)',
       registers,
     }),
     signalsProduced: new Counter({

@@ -20,20 +20,39 @@ export interface ChatUpdate {
   message?: Record<string, unknown> | null;
 }
 
-/** A refusal or failure of the chat API; `reason` is what `Chat API error: <reason>` shows. */
+/**
+ * A refusal or failure of the chat API; `reason` is what `Chat API error: <reason>` shows.
+ * `retryAfterMs` is set when the API's flood control refused the call (HTTP 429) or its
+ * `Retry-After` was still running, so the call never left.
+ */
 export class ChatApiError extends Error {
   constructor(
     readonly method: string,
     readonly reason: string,
+    readonly retryAfterMs?: number,
   ) {
     super(GATEWAY_ERRORS.chatApiFailed(reason));
     this.name = 'ChatApiError';
   }
 }
 
+/** True for a call refused by the chat's flood control: sending it later may succeed. */
+export const isRateLimited = (error: unknown): error is ChatApiError =>
+  error instanceof ChatApiError && error.retryAfterMs !== undefined;
+
+/** How a message call behaves while the chat's flood control holds messages back. */
+export interface ChatCallOptions {
+  /**
+   * False: a 429, or a `Retry-After` still running, fails the call at once (`isRateLimited`)
+   * instead of waiting it out, so a caller with its own queue (cards) keeps the order.
+   */
+  waitOutRateLimit?: boolean;
+}
+
 /**
  * The chat gateway (a Telegram Bot API bot). Methods reject with ChatApiError when the API
- * refuses or cannot be reached.
+ * refuses or cannot be reached. CONTRACT, Chat under storms: after a 429 no message is sent
+ * or edited until its `Retry-After` has passed, whoever in the process sends it.
  */
 export interface ChatPort {
   /** False without a bot token: nothing is sent, and callers skip the chat. */
@@ -41,9 +60,17 @@ export interface ChatPort {
   sendMessage(
     text: string,
     keyboard?: InlineKeyboard,
+    options?: ChatCallOptions,
   ): Promise<{ message_id: number; raw: Record<string, unknown> }>;
   /** Replaces a message's text; `keyboard: null` removes its buttons. */
-  editMessage(messageId: number, text: string, keyboard: InlineKeyboard | null): Promise<void>;
+  editMessage(
+    messageId: number,
+    text: string,
+    keyboard: InlineKeyboard | null,
+    options?: ChatCallOptions,
+  ): Promise<void>;
+  /** When the chat takes messages again after a 429 (epoch ms); 0 or past: it takes them now. */
+  rateLimitedUntil(): number;
   answerCallback(callbackQueryId: string, text?: string): Promise<void>;
   /** Long polling: waits up to `timeoutSeconds` for updates after `offset`. */
   getUpdates(offset: number, timeoutSeconds: number, signal: AbortSignal): Promise<ChatUpdate[]>;

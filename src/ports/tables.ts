@@ -29,6 +29,29 @@ export interface Tables {
     first_seen: number;
     last_seen: number;
     approval_id: string | null;
+    acknowledged_by: string | null;
+    acknowledged_at: number | null;
+    resolved_by: string | null;
+    resolved_at: number | null;
+    reopen_count: Generated<number>;
+  };
+  /** Sources that beat (features/heartbeats), and the incident a missed beat opened. */
+  heartbeats: {
+    name: string;
+    timeout_seconds: number;
+    severity: string;
+    namespace: string;
+    status: string;
+    last_beat_at: number;
+    expires_at: number;
+    incident_id: string | null;
+  };
+  incident_timeline: {
+    seq: Generated<number>;
+    incident_id: string;
+    at: number;
+    event: string;
+    actor: string;
   };
   alerts: {
     seq: Generated<number>;
@@ -195,5 +218,19 @@ export interface Tables {
     completed_at: number | null;
     /** set when the row was offered too often without completing (its last_error says why) */
     gave_up_at: number | null;
+  };
+  /** Alertmanager silences (features/silences), with what each one muted. */
+  silences: {
+    id: string;
+    /** the matchers, `[{name, value, isRegex, isEqual}]` (JSON) */
+    matchers: string;
+    starts_at: number;
+    ends_at: number;
+    updated_at: number;
+    created_by: string;
+    comment: string;
+    silenced_alerts: Generated<number>;
+    /** the latest muted alerts, `[{alert_id, fingerprint, at}]` newest first (JSON) */
+    recent_silenced: Generated<string>;
   };
 }

@@ -1,6 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll } from 'vitest';
+import {
+  createFloodControl,
+  type FloodLimit,
+  tooManyRequests,
+} from '../../bench/lib/chat-flood-control.js';
 import type { ChatUpdate, InlineKeyboard } from '../../src/ports/chat.js';
 import { waitFor } from './wait-for.js';
 
@@ -21,7 +26,9 @@ import { waitFor } from './wait-for.js';
  * description}` answers; 401 for a wrong token; message ids rising per server;
  * `message is not modified` for an edit that changes nothing; `message to edit not found`;
  * BUTTON_DATA_INVALID past 64 bytes of callback_data; getUpdates drops updates below
- * `offset`, holds up to `timeout` seconds, and a second poll ends a held one with 409.
+ * `offset`, holds up to `timeout` seconds, and a second poll ends a held one with 409;
+ * flood control (`floodLimit`, `rateLimitNext`): 429 with `parameters.retry_after`, and a
+ * message call made before that wait is over is refused again and counted.
  * Every server is closed after the test file.
  */
 
@@ -50,6 +57,12 @@ export interface TelegramCallBody {
 export interface RecordedCall {
   method: string;
   body: TelegramCallBody;
+  /** Date.now() when it arrived. */
+  at: number;
+  /** A message call that came while a `retry_after` this stand-in announced still ran. */
+  duringWait: boolean;
+  /** The HTTP status answered; undefined while held or when the connection was dropped. */
+  status?: number;
 }
 
 export interface StandInMessage {
@@ -80,6 +93,12 @@ export interface TelegramStandIn {
   failNext(method: TelegramMethod, description?: string, errorCode?: number): void;
   /** The next call of `method` gets its connection dropped without an answer. Stacks. */
   dropNext(method: TelegramMethod): void;
+  /** The next message call (send or edit) is answered 429 with `retry_after`. Stacks. */
+  rateLimitNext(retryAfterSeconds: number): void;
+  /** Like the Bot API in a group: past `messages` per `perSeconds`, 429. Undefined: no limit. */
+  floodLimit(limit: FloodLimit | undefined): void;
+  /** How many message calls were answered 429. */
+  rateLimited(): number;
   /** Forgets the recorded calls (messages, updates and failures stay). */
   clearCalls(): void;
   close(): Promise<void>;
@@ -87,6 +106,8 @@ export interface TelegramStandIn {
 
 export interface StandInOptions {
   token?: string;
+  /** Flood control from the start (see `floodLimit`). */
+  floodLimit?: FloodLimit;
   /** Caps how long a getUpdates is held, whatever `timeout` it asks for. */
   maxLongPollMs?: number;
 }
@@ -150,6 +171,7 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
   let nextMessageId = 1;
   let nextUpdateId = 1000;
   let heldPoll: Poll | undefined;
+  const flood = createFloodControl(options.floodLimit);
 
   const pending = (offset: number, limit: number) =>
     updates.filter((u) => u.update_id >= offset).slice(0, limit);
@@ -262,7 +284,7 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const reply = (answer: Answer) => {
+      let reply = (answer: Answer) => {
         if (res.writableEnded || res.destroyed) return;
         res.writeHead(answer.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(answer.body));
@@ -277,7 +299,18 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
       } catch {
         return reply(refuse("Bad Request: can't parse JSON"));
       }
-      recorded.push({ method, body });
+      const at = Date.now();
+      const verdict = flood.judge(method, at);
+      const call: RecordedCall = { method, body, at, duringWait: verdict.duringWait };
+      recorded.push(call);
+      const answer = reply;
+      reply = (result: Answer) => {
+        call.status = result.status;
+        answer(result);
+      };
+      if (verdict.retryAfter !== undefined) {
+        return reply({ status: 429, body: tooManyRequests(verdict.retryAfter) });
+      }
       const failure = failures.get(method)?.shift();
       if (failure === 'drop') return void res.socket?.destroy();
       if (failure) return reply(failure);
@@ -330,6 +363,9 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
     failNext: (method, description = 'Bad Request: chat not found', errorCode = 400) =>
       addFailure(method, refuse(description, errorCode)),
     dropNext: (method) => addFailure(method, 'drop'),
+    rateLimitNext: (seconds) => flood.refuseNext(seconds),
+    floodLimit: (limit) => flood.setLimit(limit),
+    rateLimited: () => flood.refused(),
     clearCalls: () => {
       recorded.length = 0;
     },

@@ -117,6 +117,58 @@ describe.skipIf(!binary).each(backends())(
       ]);
     });
 
+    // Before the wrong-token case: its refused deliveries count against this address.
+    it('sends the Watchdog as a beat of watchdog:<receiver>, opening no incident', async () => {
+      const namespace = `am-watchdog-${backend}`;
+      await fire(alertmanager, { alertname: 'Watchdog', namespace, severity: 'none' });
+      const heartbeat = await waitFor(
+        async () => {
+          const list = await app.inject({
+            url: '/api/v1/heartbeats',
+            headers: { authorization: `Bearer ${CONSOLE_TOKEN}` },
+          });
+          return list
+            .json()
+            .items.find((item: { name: string }) => item.name === 'watchdog:service');
+        },
+        { timeoutMs: 20_000, intervalMs: 200, what: 'the Watchdog beat' },
+      );
+      expect(heartbeat).toMatchObject({ status: 'ok', timeout_seconds: 600 });
+      expect(await incidentsIn(app, namespace)).toEqual([]);
+    });
+
+    it('resolves the incident when Alertmanager sends the alert resolved', async () => {
+      const namespace = `am-resolved-${backend}`;
+      const labels = { alertname: 'HighLatency', namespace, pod: 'api-1', severity: 'warning' };
+      await fire(alertmanager, labels);
+      const [incident] = await waitFor(
+        async () => {
+          const found = await incidentsIn(app, namespace);
+          return found.length > 0 ? found : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 200, what: 'the incident to resolve' },
+      );
+      const ended = await fetch(`${alertmanager.baseUrl}/api/v2/alerts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([{ labels, endsAt: new Date(Date.now() - 1000).toISOString() }]),
+      });
+      expect(ended.status).toBe(200);
+      const id = (incident as unknown as { id: string }).id;
+      const resolved = await waitFor(
+        async () => {
+          const detail = await app.inject({
+            url: `/api/v1/incidents/${id}`,
+            headers: { authorization: `Bearer ${CONSOLE_TOKEN}` },
+          });
+          const body = detail.json() as { status: string; resolved_by: string | null };
+          return body.status === 'resolved' ? body : undefined;
+        },
+        { timeoutMs: 20_000, intervalMs: 200, what: 'the resolved notification' },
+      );
+      expect(resolved.resolved_by).toBe('alert');
+    });
+
     it('refuses a delivery with a wrong token: Alertmanager sees the 401, nothing is created', async () => {
       const namespace = `am-wrong-${backend}`;
       const failedBefore = await failedWebhookDeliveries(alertmanager);

@@ -72,6 +72,7 @@ function fakeChat(configured: boolean, fail = false) {
     editMessage: async () => {},
     answerCallback: async () => {},
     getUpdates: async () => [],
+    rateLimitedUntil: () => 0,
   };
   return { chat, sent };
 }

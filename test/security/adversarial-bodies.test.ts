@@ -312,6 +312,59 @@ const ROUTES: ReadonlyMap<string, RouteCase> = new Map<string, RouteCase>([
     },
   ],
   [
+    '/api/v1/heartbeats/:name',
+    {
+      // ':name' is no heartbeat name (422); the body is read all the same.
+      base: () => ({ timeout_seconds: 60 }),
+      slots: [at('namespace'), at('severity')],
+    },
+  ],
+  [
+    '/api/v1/alertmanager/api/v2/alerts',
+    {
+      // Prometheus's postable alerts: an array, not an object.
+      base: () =>
+        [
+          {
+            labels: { alertname: 'AdversarialAlert', namespace: 'adversarial', pod: 'p-0' },
+            annotations: {},
+          },
+        ] as unknown as Body,
+      slots: [
+        {
+          name: 'alerts.0.annotations.summary',
+          put(body, text) {
+            (body as unknown as Array<{ annotations: Body }>)[0]!.annotations.summary = text;
+          },
+        },
+        {
+          name: 'alerts.0.labels.detail',
+          put(body, text) {
+            (body as unknown as Array<{ labels: Body }>)[0]!.labels.detail = text;
+          },
+        },
+      ],
+    },
+  ],
+  [
+    '/api/v1/alertmanager/api/v2/silences',
+    {
+      base: () => ({
+        matchers: [{ name: 'alertname', value: 'Adversarial.*', isRegex: true, isEqual: true }],
+        startsAt: new Date().toISOString(),
+        endsAt: new Date(Date.now() + 3_600_000).toISOString(),
+        createdBy: 'adversarial',
+        comment: 'adversarial',
+      }),
+      slots: [at('comment'), at('createdBy'), at('matchers', 0, 'value')],
+    },
+  ],
+  [
+    '/api/v1/incidents/:id/acknowledge',
+    { base: () => ({}), slots: [at('note')], ignoresBody: true },
+  ],
+  ['/api/v1/incidents/:id/resolve', { base: () => ({}), slots: [at('note')], ignoresBody: true }],
+  [
     '/api/v1/chatops/test-push',
     {
       base: () => ({ approval_id: 'adversarial-1' }),

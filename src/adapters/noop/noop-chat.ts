@@ -9,4 +9,5 @@ export const noopChat: ChatPort = {
   editMessage: notConfigured,
   answerCallback: notConfigured,
   getUpdates: notConfigured,
+  rateLimitedUntil: () => 0,
 };

@@ -7,6 +7,9 @@ import { migration0005EventPayloads } from './migrations/0005-event-payloads.js'
 import { migration0006Outbox } from './migrations/0006-outbox.js';
 import { migration0007OutboxCompletion } from './migrations/0007-outbox-completion.js';
 import { migration0008PlaybookRunCounts } from './migrations/0008-playbook-run-counts.js';
+import { migration0009IncidentLifecycle } from './migrations/0009-incident-lifecycle.js';
+import { migration0010Silences } from './migrations/0010-silences.js';
+import { migration0011Heartbeats } from './migrations/0011-heartbeats.js';
 import type { Dialect } from './migrations/migration-kit.js';
 
 /** One ordered list of migrations, one file each; only auto-numbering differs by dialect. */
@@ -20,6 +23,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0006_outbox': migration0006Outbox(),
     '0007_outbox_completion': migration0007OutboxCompletion(),
     '0008_playbook_run_counts': migration0008PlaybookRunCounts(),
+    '0009_incident_lifecycle': migration0009IncidentLifecycle(dialect),
+    '0010_silences': migration0010Silences(),
+    '0011_heartbeats': migration0011Heartbeats(),
   };
 }
 

@@ -1,5 +1,6 @@
 import {
   ChatApiError,
+  type ChatCallOptions,
   type ChatPort,
   type ChatUpdate,
   type InlineKeyboard,
@@ -35,6 +36,14 @@ const NOT_MODIFIED = 'message is not modified';
 
 type Answer = { ok?: unknown; result?: unknown; description?: unknown } & Record<string, unknown>;
 
+/**
+ * The calls that put a message into the chat or change one: held back while a 429's
+ * `Retry-After` runs (CONTRACT, Chat under storms). `answerCallbackQuery` is not among them:
+ * it shows a notice to the one user who pressed, not a message in the chat, and a button
+ * whose answer waits half a minute looks broken. `getUpdates` only reads.
+ */
+const MESSAGE_METHODS = new Set(['sendMessage', 'editMessageText', 'editMessageReplyMarkup']);
+
 /** A ChatApiError that knows whether sending the call again is safe. */
 class TelegramCallError extends ChatApiError {
   constructor(
@@ -42,12 +51,18 @@ class TelegramCallError extends ChatApiError {
     reason: string,
     readonly failure: UpstreamFailure,
   ) {
-    super(method, reason);
+    super(method, reason, failure.kind === 'rate-limited' ? failure.retryAfterMs : undefined);
   }
 }
 
 const failureOf = (error: unknown): UpstreamFailure =>
   error instanceof TelegramCallError ? error.failure : { kind: 'final' };
+
+/** For a caller that queues what the flood control refuses: a 429 is final for this call. */
+const failureWithoutWaiting = (error: unknown): UpstreamFailure => {
+  const failure = failureOf(error);
+  return failure.kind === 'rate-limited' ? { kind: 'final' } : failure;
+};
 
 /**
  * The Bot API's flood control: HTTP 429 with `parameters.retry_after` in seconds. A 5xx means
@@ -72,13 +87,49 @@ export function createTelegramChat(options: TelegramChatOptions): ChatPort {
   const retry = options.retry ?? UPSTREAM_RETRY;
   const hideToken = (text: string) =>
     options.token ? text.split(options.token).join('<token>') : text;
+  /**
+   * Until when the Bot API's last 429 asked us to send nothing. One adapter serves the whole
+   * process (create-services.ts), so every sender in it (cards, edits, repair results,
+   * information answers, the test push) sees the same wait.
+   */
+  let floodUntil = 0;
+  /**
+   * Message calls go out one at a time: a call sent beside another cannot know of the 429
+   * the other is about to get, and would reach the chat during the wait. The Bot API takes
+   * about one message a second per chat, so the lane costs nothing it would have allowed.
+   */
+  let messageLane: Promise<unknown> = Promise.resolve();
 
-  async function callOnce(
+  function callOnce(
     method: string,
     body: Record<string, unknown>,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<Answer & { result: unknown }> {
+    if (!MESSAGE_METHODS.has(method)) return callNow(method, body, timeoutMs, signal);
+    const turn = messageLane.then(() => callNow(method, body, timeoutMs, signal));
+    messageLane = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async function callNow(
+    method: string,
+    body: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Answer & { result: unknown }> {
+    const holdMs = MESSAGE_METHODS.has(method) ? floodUntil - Date.now() : 0;
+    if (holdMs > 0) {
+      // Never sent: the retry below (or the caller's queue) sends it once the wait is over.
+      throw new TelegramCallError(
+        method,
+        `Too Many Requests: retry after ${Math.ceil(holdMs / 1000)}`,
+        {
+          kind: 'rate-limited',
+          retryAfterMs: holdMs,
+        },
+      );
+    }
     const timeout = AbortSignal.timeout(timeoutMs);
     let status: number;
     let text: string;
@@ -106,37 +157,59 @@ export function createTelegramChat(options: TelegramChatOptions): ChatPort {
       typeof answer?.description === 'string' && answer.description
         ? answer.description
         : `HTTP ${status}`;
-    throw new TelegramCallError(method, hideToken(description), failureOfAnswer(status, answer));
+    const failure = failureOfAnswer(status, answer);
+    if (failure.kind === 'rate-limited') {
+      floodUntil = Math.max(floodUntil, Date.now() + failure.retryAfterMs);
+    }
+    throw new TelegramCallError(method, hideToken(description), failure);
   }
 
   // A long poll is not retried here: the polling loop already tries again, with its own pause.
-  const call = (method: string, body: Record<string, unknown>) =>
-    retryUpstream(() => callOnce(method, body, callTimeoutMs), failureOf, retry);
+  const call = (method: string, body: Record<string, unknown>, callOptions?: ChatCallOptions) =>
+    retryUpstream(
+      () => callOnce(method, body, callTimeoutMs),
+      callOptions?.waitOutRateLimit === false ? failureWithoutWaiting : failureOf,
+      retry,
+    );
 
   return {
     configured: true,
-    async sendMessage(text: string, keyboard?: InlineKeyboard) {
+    rateLimitedUntil: () => floodUntil,
+    async sendMessage(text: string, keyboard?: InlineKeyboard, callOptions?: ChatCallOptions) {
       if (!options.chatId) throw new ChatApiError('sendMessage', 'CHAT_CHAT_ID is not set');
-      const answer = await call('sendMessage', {
-        chat_id: options.chatId,
-        text,
-        ...(keyboard ? { reply_markup: { inline_keyboard: keyboard } } : {}),
-      });
+      const answer = await call(
+        'sendMessage',
+        {
+          chat_id: options.chatId,
+          text,
+          ...(keyboard ? { reply_markup: { inline_keyboard: keyboard } } : {}),
+        },
+        callOptions,
+      );
       const messageId = (answer.result as { message_id?: unknown } | null)?.message_id;
       if (typeof messageId !== 'number') {
         throw new ChatApiError('sendMessage', 'answer without a message_id');
       }
       return { message_id: messageId, raw: answer };
     },
-    async editMessage(messageId: number, text: string, keyboard: InlineKeyboard | null) {
+    async editMessage(
+      messageId: number,
+      text: string,
+      keyboard: InlineKeyboard | null,
+      callOptions?: ChatCallOptions,
+    ) {
       try {
-        await call('editMessageText', {
-          chat_id: options.chatId,
-          message_id: messageId,
-          text,
-          // An empty keyboard removes the buttons explicitly (CONTRACT: a decided card loses them).
-          reply_markup: { inline_keyboard: keyboard ?? [] },
-        });
+        await call(
+          'editMessageText',
+          {
+            chat_id: options.chatId,
+            message_id: messageId,
+            text,
+            // An empty keyboard removes the buttons explicitly (CONTRACT: a decided card loses them).
+            reply_markup: { inline_keyboard: keyboard ?? [] },
+          },
+          callOptions,
+        );
       } catch (error) {
         if (error instanceof ChatApiError && error.reason.includes(NOT_MODIFIED)) return;
         throw error;

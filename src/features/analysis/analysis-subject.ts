@@ -1,7 +1,7 @@
 import type { Db } from '../../ports/store.js';
 import { countsFromOccurrences, escalationLevel } from '../errtracker/anomaly-frequency.js';
+import { alertTimesOf } from '../incidents/alert-records.js';
 import { type IncidentRow, relatedIncidentIds } from '../incidents/incident-records.js';
-import { alertTimesOf } from '../intake/alert-records.js';
 import { ALERT_TYPES, lookupAlertName } from '../intake/alert-types.js';
 import { executionsOfIncidents } from '../oplog/operation-log.js';
 import type { AnalysisRequest } from './analysis-request.js';

@@ -102,6 +102,20 @@ export async function hasCardOfApproval(db: Db, approvalId: string): Promise<boo
 }
 
 /**
+ * The approval's newest card, sent or not (a card summed up in a digest has no message id):
+ * its parameters are what `/card` sends again.
+ */
+export function latestCardOfApproval(db: Db, approvalId: string): Promise<CardRow | undefined> {
+  return db
+    .selectFrom('chat_cards')
+    .selectAll()
+    .where('approval_id', '=', approvalId)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
  * Oldest first; only cards the chat accepted (a message id) can be edited. Message ids rise
  * within a chat, so they order cards pushed within the same millisecond.
  */

@@ -1,7 +1,10 @@
 import crypto from 'node:crypto';
+import { type ChatCallOptions, isRateLimited } from '../../ports/chat.js';
 import type { Services } from '../../services.js';
 import { appendOperation } from '../oplog/operation-log.js';
 import { renderApprovalCard, renderDecidedCard } from './approval-card.js';
+import { createDigestSender } from './card-digest-sender.js';
+import { createCardQueue, type OutgoingCard } from './card-queue.js';
 import {
   decodeStoredCard,
   encodeStoredCard,
@@ -10,13 +13,18 @@ import {
   sentCardsOfApproval,
   setCardMessageId,
 } from './card-records.js';
-import type { ApprovalCardParams, CardPushResult, CardSender } from './card-types.js';
+import {
+  type ApprovalCardParams,
+  type CardPushResult,
+  type CardSender,
+  CHAT_GATEWAY_ACTOR,
+  type HitCountEdit,
+} from './card-types.js';
+
+export { CHAT_GATEWAY_ACTOR };
 
 /** CONTRACT, Chat callbacks: a nonce is "valid 24 hours". */
 export const CARD_NONCE_TTL_MS = 24 * 60 * 60 * 1000;
-
-/** The operation-log actor of every card push. */
-export const CHAT_GATEWAY_ACTOR = 'chat-gateway';
 
 /** spec, Outgoing approval card: "pushed only when a chat bot token is configured". */
 export const NOT_CONFIGURED_REASON = 'CHAT_BOT_TOKEN is not set';
@@ -33,6 +41,12 @@ export function newCardNonce(): string {
 export function nonceHashPrefix(nonce: string): string {
   return crypto.createHash('sha256').update(nonce).digest('hex').slice(0, 12);
 }
+
+/**
+ * Cards and hit counts do not wait out a 429 inside the chat call: the card queue keeps their
+ * order (CONTRACT, Chat under storms), and a hit count is tried again later.
+ */
+const NO_WAIT: ChatCallOptions = { waitOutRateLimit: false };
 
 export function createCardSender(services: Services): CardSender {
   const { store, chat, clock, config, log } = services;
@@ -70,15 +84,46 @@ export function createCardSender(services: Services): CardSender {
     }
   }
 
-  async function push(card: ApprovalCardParams): Promise<CardPushResult> {
+  /** One card's message, now; a 429 is not recorded, since the card waits and goes later. */
+  async function sendCard(card: OutgoingCard): Promise<CardPushResult> {
+    let messageId: number | null = null;
+    try {
+      const sent = await chat.sendMessage(card.text, card.keyboard, NO_WAIT);
+      messageId = sent.message_id;
+      await setCardMessageId(store.db, card.nonce, sent.message_id);
+      await recordPush(card.params, card.nonce, messageId, undefined);
+      return {
+        sent: true,
+        message_id: sent.message_id,
+        nonce: card.nonce,
+        chat_response: sent.raw,
+      };
+    } catch (error) {
+      // Rethrown as is: a ChatApiError becomes the test push's 502 `Chat API error: <reason>`.
+      if (!isRateLimited(error)) await recordPush(card.params, card.nonce, messageId, error);
+      throw error;
+    }
+  }
+
+  const queue = createCardQueue({
+    chat,
+    digestAfter: config.chatDigestAfter,
+    log,
+    sendCard,
+    sendDigest: createDigestSender(services),
+  });
+
+  async function submit(card: ApprovalCardParams, asked: boolean): Promise<CardPushResult> {
     if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
     const nonce = newCardNonce();
-    let messageId: number | null = null;
+    let outgoing: OutgoingCard;
     try {
       const { text, keyboard } = renderApprovalCard(card, nonce);
       const now = clock.now();
       // The row exists before the message does, so no callback can name an unknown nonce.
-      // A failed send keeps it: a timed-out message may still have reached the chat.
+      // A failed send keeps it: a timed-out message may still have reached the chat. A card
+      // summed up in a digest keeps it too: the follow-up pushes no second card, and `/card`
+      // sends one on request.
       await insertCard(store.db, {
         nonce,
         approval_id: card.approval_id,
@@ -89,29 +134,33 @@ export function createCardSender(services: Services): CardSender {
         consumed_at: null,
         created_at: now,
       });
-      const sent = await chat.sendMessage(text, keyboard);
-      messageId = sent.message_id;
-      await setCardMessageId(store.db, nonce, sent.message_id);
-      await recordPush(card, nonce, messageId, undefined);
-      return { sent: true, message_id: sent.message_id, nonce, chat_response: sent.raw };
+      outgoing = { params: card, nonce, text, keyboard };
     } catch (error) {
-      // Rethrown as is: a ChatApiError becomes the test push's 502 `Chat API error: <reason>`.
-      await recordPush(card, nonce, messageId, error);
+      await recordPush(card, nonce, null, error);
       throw error;
     }
+    return queue.submit(outgoing, { asked });
   }
 
   async function pushTestCard(card: ApprovalCardParams): Promise<CardPushResult> {
     if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
     const { text, keyboard } = renderApprovalCard(card, newCardNonce());
-    const sent = await chat.sendMessage(text, keyboard);
+    // A person waits for the answer: while the chat asks to wait it is a 502 at once, naming
+    // how long, rather than a request held for the rest of the wait.
+    const sent = await chat.sendMessage(text, keyboard, NO_WAIT);
     return { sent: true, message_id: sent.message_id, chat_response: sent.raw };
   }
 
   // CONTRACT: "Converged alerts edit the existing card's hit count instead of sending a new one".
-  async function refreshHitCount(approvalId: string, hitCount: number): Promise<void> {
-    if (!chat.configured) return;
+  async function editHitCount(approvalId: string, hitCount: number): Promise<HitCountEdit> {
+    if (!chat.configured) return 'unchanged';
+    let outcome: HitCountEdit = 'unchanged';
     await serially(approvalId, async () => {
+      // CONTRACT, Chat under storms: a hit count never goes ahead of a waiting new card.
+      if (queue.busy()) {
+        outcome = 'deferred';
+        return;
+      }
       try {
         const latest = (await sentCardsOfApproval(store.db, approvalId)).at(-1);
         if (!latest || latest.message_id === null || latest.consumed_at !== null) return;
@@ -121,12 +170,22 @@ export function createCardSender(services: Services): CardSender {
         if ((stored.params.hit_count ?? 1) >= hitCount) return;
         const params = { ...stored.params, hit_count: hitCount };
         const { text, keyboard } = renderApprovalCard(params, latest.nonce);
-        await chat.editMessage(latest.message_id, text, keyboard);
+        await chat.editMessage(latest.message_id, text, keyboard, NO_WAIT);
         await saveStoredCard(store.db, latest.nonce, { params, text, decided: null });
+        outcome = 'edited';
       } catch (error) {
+        if (isRateLimited(error)) {
+          outcome = 'deferred';
+          return;
+        }
         log.warn({ err: error, approvalId, hitCount }, 'approval card hit count not refreshed');
       }
     });
+    return outcome;
+  }
+
+  async function refreshHitCount(approvalId: string, hitCount: number): Promise<void> {
+    await editHitCount(approvalId, hitCount);
   }
 
   // CONTRACT, Chat callbacks: "a decided card loses its buttons ... and shows who decided".
@@ -161,7 +220,16 @@ export function createCardSender(services: Services): CardSender {
     });
   }
 
-  return { push, pushTestCard, refreshHitCount, markDecided };
+  return {
+    push: (card) => submit(card, false),
+    pushOnRequest: (card) => submit(card, true),
+    pushTestCard,
+    refreshHitCount,
+    editHitCount,
+    markDecided,
+    idle: () => queue.idle(),
+    close: () => queue.close(),
+  };
 }
 
 /**

@@ -1,3 +1,6 @@
+/** The operation-log actor of every card push and digest. */
+export const CHAT_GATEWAY_ACTOR = 'chat-gateway';
+
 /** spec, Outgoing approval card: its parameters. */
 export interface ApprovalCardParams {
   approval_id: string;
@@ -47,10 +50,19 @@ export interface CardPushResult {
   chat_response?: Record<string, unknown>;
 }
 
+/** What became of a hit-count edit; `deferred`: cards wait or the chat asked to wait (429). */
+export type HitCountEdit = 'edited' | 'unchanged' | 'deferred';
+
 /** Sends approval cards and keeps them current. */
 export interface CardSender {
-  /** Renders and sends a card with a fresh nonce; without a bot token sends nothing. */
+  /**
+   * Renders a card with a fresh nonce and sends it, or queues it while the chat asks to wait
+   * (then `sent: false`; it goes out later, alone or summed up in a digest). Without a bot
+   * token sends nothing.
+   */
   push(card: ApprovalCardParams): Promise<CardPushResult>;
+  /** `/card <approval_id>`: like push, but first in the queue and never summed up. */
+  pushOnRequest(card: ApprovalCardParams): Promise<CardPushResult>;
   /**
    * CONTRACT, Access: a test card looks like a real one, but its nonce is recorded nowhere,
    * so its buttons are valid for no approval (a callback answers `Invalid nonce`).
@@ -58,6 +70,12 @@ export interface CardSender {
   pushTestCard(card: ApprovalCardParams): Promise<CardPushResult>;
   /** A converged alert: the approval's latest card shows the new hit count. */
   refreshHitCount(approvalId: string, hitCount: number): Promise<void>;
+  /** The same edit, saying whether it was made or must be tried again later. */
+  editHitCount(approvalId: string, hitCount: number): Promise<HitCountEdit>;
+  /** Resolves once no new card waits to be sent (hit-count edits never go ahead of one). */
+  idle(): Promise<void>;
+  /** At shutdown: cards still waiting are given up (their rows stay for `/card`). */
+  close(): void;
   /** A decided approval: its cards lose their buttons and say who decided. */
   markDecided(approvalId: string, decision: string, actor: string): Promise<void>;
 }

@@ -10,6 +10,7 @@ import {
 import { consumeCardNonce, findCard } from '../cards/card-records.js';
 import { type DecisionDeps, decideApproval } from '../escalation/decide-approval.js';
 import { refusalMessage } from '../escalation/decision-refusals.js';
+import { answerCardCommand, parseCardCommand } from './card-command.js';
 import { answerInformation } from './information-actions.js';
 
 /** CONTRACT: the acting user is `tg_<user_id>`. */
@@ -72,16 +73,32 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
   return { ok: false, message: GATEWAY_ERRORS.unknownAction };
 }
 
+/** A `/card <approval_id>` message; its failure is logged, never the update's answer. */
+async function followCardCommand(deps: CallbackDeps, update: unknown): Promise<void> {
+  const command = parseCardCommand(update);
+  if (!command) return;
+  try {
+    await answerCardCommand(deps, command);
+  } catch (error) {
+    deps.services.log.warn({ err: error, approvalId: command.approvalId }, '/card not answered');
+  }
+}
+
 /**
  * spec, Callback handling order, for webhook deliveries and long polling alike. Every
- * callback that reaches the service is answered (`answerCallbackQuery`).
+ * callback that reaches the service is answered (`answerCallbackQuery`). A message update
+ * may be `/card <approval_id>` (CONTRACT, Chat under storms); its answer stays the spec's
+ * for an update without a callback query.
  */
 export async function handleChatUpdate(
   deps: CallbackDeps,
   update: unknown,
 ): Promise<CallbackAnswer> {
   const callback = parseCallbackUpdate(update);
-  if (callback === 'not_callback') return { ok: true, message: 'Ignored (not callback_query)' };
+  if (callback === 'not_callback') {
+    await followCardCommand(deps, update);
+    return { ok: true, message: 'Ignored (not callback_query)' };
+  }
   if (callback === 'invalid') return { ok: false, message: GATEWAY_ERRORS.invalidCallbackData };
   let answer: CallbackAnswer;
   try {

@@ -8,6 +8,7 @@ import { registerRepairWorkers, repairDeps } from '../repair/repair-jobs.js';
 import { registerExecutionWorker } from './approved-execution.js';
 import type { DecisionDeps } from './decide-approval.js';
 import { registerIncidentWorkers } from './incident-followup.js';
+import { startIncidentTimeout } from './incident-timeout.js';
 
 /**
  * What happens after an incident or tracker issue opens, put together once: its card, the
@@ -23,6 +24,8 @@ export interface Escalation {
   onConverged(approvalId: string, hitCount: number): void;
   /** Registers the escalation's jobs; call before `services.jobs.start()`. */
   registerWorkers(): void;
+  /** Starts the escalation's own loops (the incident timeout sweep). */
+  startLoops(): { stop(): Promise<void> };
   /** Sends the hit counts still waiting (at shutdown). */
   flush(): Promise<void>;
 }
@@ -43,6 +46,7 @@ export function createEscalation(services: Services, playbooks: readonly Playboo
       registerRepairWorkers(services, repair);
       registerExecutionWorker(services, repair);
     },
+    startLoops: () => startIncidentTimeout({ services, cards }),
     flush: () => hitCounts.flushAll(),
   };
 }

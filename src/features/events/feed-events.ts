@@ -4,10 +4,15 @@ import type { Services } from '../../services.js';
 export type FeedEventType =
   | 'incident.created'
   | 'incident.converged'
+  | 'incident.acknowledged'
+  | 'incident.resolved'
+  | 'incident.reopened'
   | 'approval.created'
   | 'approval.updated'
   | 'signal.handled'
-  | 'analysis.updated';
+  | 'analysis.updated'
+  | 'silence.created'
+  | 'silence.expired';
 
 /**
  * Puts an event on the feed once its change has committed (never before: a rolled-back

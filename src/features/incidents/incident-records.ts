@@ -8,7 +8,9 @@ import { pendingApprovalRow } from '../approvals/approval-records.js';
 export type IncidentRow = Selectable<Tables['incidents']>;
 export type NewIncident = Insertable<Tables['incidents']>;
 /** What converging an alert reads of the incident it joins. */
-export type IncidentHead = Pick<IncidentRow, 'id' | 'approval_id' | 'hit_count'>;
+export type IncidentHead = Pick<IncidentRow, 'id' | 'approval_id' | 'hit_count' | 'status'>;
+/** CONTRACT, Incident lifecycle. */
+export type IncidentStatus = 'open' | 'acknowledged' | 'resolved';
 
 /**
  * The columns a list reads. The message, labels and annotations come from the alert as sent
@@ -102,6 +104,7 @@ export async function openIncidentsOf(
       'incidents.id',
       'incidents.approval_id',
       'incidents.hit_count',
+      'incidents.status',
       'incidents.fingerprint',
     ])
     .where('incidents.fingerprint', 'in', fingerprints)
@@ -122,7 +125,7 @@ export async function openIncidentsOf(
 export function incidentHeadOf(tx: Tx, id: string): Promise<IncidentHead> {
   return tx
     .selectFrom('incidents')
-    .select(['id', 'approval_id', 'hit_count'])
+    .select(['id', 'approval_id', 'hit_count', 'status'])
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
 }
@@ -143,16 +146,71 @@ export async function addIncidentHits(
   return updated.hit_count;
 }
 
-/** The newest incident of `fingerprint`, open or not. */
-export async function latestIncidentIdOf(db: Db, fingerprint: string): Promise<string | undefined> {
-  const latest = await db
+/** What an incident's move sets besides its status. */
+export type IncidentMove = Partial<
+  Pick<IncidentRow, 'acknowledged_by' | 'acknowledged_at' | 'resolved_by' | 'resolved_at'>
+>;
+
+/**
+ * Compare-and-set of an incident's status (CONTRACT, Incident lifecycle): true when this
+ * caller made the move, false when the incident was not in one of `from`, so each move
+ * happens once however many replicas or requests try it.
+ */
+export async function moveIncident(
+  tx: Tx,
+  id: string,
+  from: readonly IncidentStatus[],
+  to: IncidentStatus,
+  fields: IncidentMove,
+): Promise<boolean> {
+  const moved = await tx
+    .updateTable('incidents')
+    .set({ status: to, ...fields })
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
+}
+
+/** A resolved incident an alert converged into is open again (converge.ts). */
+export async function reopenIncident(tx: Tx, id: string): Promise<boolean> {
+  const reopened = await tx
+    .updateTable('incidents')
+    .set({
+      status: 'open',
+      resolved_by: null,
+      resolved_at: null,
+      reopen_count: sql`reopen_count + 1`,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'resolved')
+    .executeTakeFirst();
+  return Number(reopened.numUpdatedRows) === 1;
+}
+
+/** The newest incident of `fingerprint` that is not resolved. */
+export async function unresolvedIncidentOf(db: Db, fingerprint: string) {
+  return db
     .selectFrom('incidents')
-    .select('id')
+    .select(['id', 'approval_id'])
     .where('fingerprint', '=', fingerprint)
+    .where('status', '!=', 'resolved')
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return latest?.id;
+}
+
+/** Unresolved incidents that saw no alert since `before`, oldest first (the timeout sweep). */
+export async function silentIncidentIds(db: Db, before: number, limit: number) {
+  const rows = await db
+    .selectFrom('incidents')
+    .select('id')
+    .where('status', 'in', ['open', 'acknowledged'])
+    .where('last_seen', '<', before)
+    .orderBy('last_seen')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 /** Ids of the newest incidents (at most `limit`) of one fingerprint or of any of some workloads. */

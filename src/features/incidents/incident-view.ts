@@ -1,5 +1,6 @@
-import { type IncidentRow, incidentSummary } from '../incidents/incident-records.js';
-import { DEBOUNCE_WINDOW_MS } from './converge.js';
+import { type IncidentRow, incidentSummary } from './incident-records.js';
+/** spec, What the service does (2): a record that is pending, or younger than 5 minutes. */
+export const DEBOUNCE_WINDOW_MS = 5 * 60 * 1000;
 
 /**
  * An incident as the read API shows it, with `grouping` saying why alerts merged into it:

@@ -50,8 +50,15 @@ export async function acceptAlertDelivery(intake: AlertIntake, body: unknown, ma
       throw errors.tooManyAlerts(body.alerts.length, maxAlerts);
     }
     const { alerts } = fromAlertmanager(validateAlertmanager(body));
+    // CONTRACT, Heartbeats: a Watchdog beats `watchdog:<receiver>`.
+    const receiver =
+      'receiver' in body && typeof body.receiver === 'string' && body.receiver !== ''
+        ? body.receiver
+        : 'alertmanager';
     const results: AlertResult[] = [];
-    for (const alert of alerts) results.push(await intake.accept(alert, 'alertmanager'));
+    for (const alert of alerts) {
+      results.push(await intake.accept(alert, 'alertmanager', { receiver }));
+    }
     return { status: 'batch' as const, results };
   }
   const flat = validateFlat(body);

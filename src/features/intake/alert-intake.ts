@@ -1,7 +1,7 @@
 import type { Services } from '../../services.js';
 import { createFollowUpRelay } from '../escalation/incident-followup.js';
 import { publishEvent } from '../events/feed-events.js';
-import { latestIncidentIdOf } from '../incidents/incident-records.js';
+import { unresolvedIncidentOf } from '../incidents/incident-records.js';
 import { alertIdAt } from './alert-id.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
@@ -9,6 +9,7 @@ import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } fr
 import { createConvergedEvents } from './converged-events.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
+import { silenceLabels } from './silence-labels.js';
 
 export interface ResolvedResult {
   status: 'resolved';
@@ -18,19 +19,52 @@ export interface ResolvedResult {
   analysis_scheduled: false;
 }
 
-export type AlertResult = ConvergeResult | ResolvedResult;
+/** CONTRACT, Silences: a muted alert's result; it created and changed nothing. */
+export interface SilencedResult {
+  status: 'silenced';
+  alert_id: string;
+  fingerprint: string;
+  silence_id: string;
+  incident_id: null;
+}
+
+/** CONTRACT, Heartbeats: a firing `Watchdog` alert is a beat, and opens nothing. */
+export interface HeartbeatResult {
+  status: 'heartbeat';
+  alert_id: string;
+  fingerprint: string;
+  incident_id: null;
+  analysis_scheduled: false;
+}
+
+export type AlertResult = ConvergeResult | ResolvedResult | SilencedResult | HeartbeatResult;
+
+/** Alertmanager's dead man's switch: the alert that always fires while monitoring works. */
+const WATCHDOG = 'Watchdog';
 
 export interface AlertIntake {
   accept(
     alert: FlatAlert,
     origin: string,
-    options?: { signalEntryId?: string; requestedBy?: string },
+    /** `receiver`: the Alertmanager receiver (or `prometheus`) an alert came through. */
+    options?: { signalEntryId?: string; requestedBy?: string; receiver?: string },
   ): Promise<AlertResult>;
 }
 
 export interface IntakeHooks {
   /** A converged alert raised an incident's hit count (its card shows the count). */
   onConverged?(approvalId: string, hitCount: number): void;
+  /** CONTRACT, Heartbeats: a firing Watchdog alert from `receiver` beats its heartbeat. */
+  onWatchdog?(receiver: string): Promise<unknown>;
+  /** CONTRACT, Silences: the active silence muting a firing alert with these labels, if any. */
+  mutedBy?(labels: Record<string, string>): string | undefined;
+  /** A firing alert was muted and recorded (the silence counts what it muted). */
+  onMuted?(silenceId: string, alertId: string, fingerprint: string): void;
+  /**
+   * CONTRACT, Incident lifecycle: a resolved alert resolves its unresolved incident, with
+   * what resolution does to the approval and the cards (escalation/incident-moves.ts).
+   */
+  resolve?(incidentId: string, actor: string): Promise<unknown>;
 }
 
 export function createAlertIntake(
@@ -72,16 +106,44 @@ export function createAlertIntake(
       const now = clock.now();
       const typed = typeAlert(alert, origin, now);
       if (alert.status === 'resolved') {
-        const latestId = (await latestIncidentIdOf(store.db, typed.fingerprint)) ?? null;
-        // CONTRACT: resolved alerts "are recorded and create nothing".
-        await recordAlert(store.db, typed, latestId, 'resolved', now);
+        // CONTRACT, Incident lifecycle: it resolves the unresolved incident of its
+        // fingerprint, if any, and still creates nothing.
+        const incidentId = (await unresolvedIncidentOf(store.db, typed.fingerprint))?.id ?? null;
+        await recordAlert(store.db, typed, incidentId, 'resolved', now);
+        if (incidentId) await hooks.resolve?.(incidentId, 'alert');
         metrics.alertsProcessed.labels('resolved_recorded', origin).inc();
         return {
           status: 'resolved',
           alert_id: typed.alertId,
           fingerprint: typed.fingerprint,
-          incident_id: latestId,
+          incident_id: incidentId,
           analysis_scheduled: false,
+        };
+      }
+      if (options.receiver !== undefined && alert.alert_name === WATCHDOG && hooks.onWatchdog) {
+        await hooks.onWatchdog(options.receiver);
+        await recordAlert(store.db, typed, null, 'heartbeat', now);
+        return {
+          status: 'heartbeat',
+          alert_id: typed.alertId,
+          fingerprint: typed.fingerprint,
+          incident_id: null,
+          analysis_scheduled: false,
+        };
+      }
+      const silenceId = hooks.mutedBy?.(silenceLabels(alert, typed));
+      if (silenceId !== undefined) {
+        // CONTRACT, Silences: recorded, and it creates and changes nothing else.
+        await recordAlert(store.db, typed, null, 'silenced', now);
+        metrics.alertsProcessed.labels('silenced', origin).inc();
+        hooks.onMuted?.(silenceId, typed.alertId, typed.fingerprint);
+        const { alertId, fingerprint } = typed;
+        return {
+          status: 'silenced',
+          alert_id: alertId,
+          fingerprint,
+          silence_id: silenceId,
+          incident_id: null,
         };
       }
       const result = await convergeOrCreate(typed, {
@@ -107,6 +169,12 @@ export function createAlertIntake(
         // Committed with the incident; a queue that refuses it now gets it from the relay.
         await relayFollowUp(result.incident_id);
       } else if (result.status === 'converged') {
+        if (result.reopened) {
+          publishEvent(services, 'incident.reopened', {
+            incident_id: result.incident_id,
+            actor: 'alert',
+          });
+        }
         publishConverged({
           incident_id: result.incident_id,
           approval_id: result.approval_id,

@@ -24,6 +24,8 @@ export const FlatAlertBody = Type.Object({
   annotations: Type.Optional(FreeFormMap),
   rule_id: Type.Optional(Identifier()),
   rule_type: Type.Optional(Identifier()),
+  // CONTRACT, Incident lifecycle: a flat alert may say that its problem is over.
+  status: Type.Optional(StringEnum(['firing', 'resolved'] as const, { default: 'firing' })),
 });
 export type FlatAlertBody = Static<typeof FlatAlertBody>;
 
@@ -70,13 +72,15 @@ export const AlertmanagerBody = Type.Object({
 });
 
 const AlertResultSchema = Type.Object({
-  status: Type.String({ description: 'created, converged or resolved' }),
+  status: Type.String({ description: 'created, converged, resolved or silenced' }),
   alert_id: Type.String(),
   fingerprint: Type.String(),
   incident_id: Type.Union([Type.String(), Type.Null()]),
   approval_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   hit_count: Type.Optional(Type.Integer()),
-  analysis_scheduled: Type.Boolean(),
+  // CONTRACT, Silences: a muted alert names its silence and carries no analysis flag.
+  silence_id: Type.Optional(Type.String()),
+  analysis_scheduled: Type.Optional(Type.Boolean()),
 });
 
 export const AlertResponse = Type.Union([
@@ -111,6 +115,6 @@ export function flatAlertFromBody(body: FlatAlertBody): FlatAlert {
     annotations: stringMap(body.annotations),
     rule_id: body.rule_id,
     rule_type: body.rule_type,
-    status: 'firing',
+    status: body.status ?? 'firing',
   };
 }

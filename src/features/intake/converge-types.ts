@@ -29,6 +29,8 @@ export interface ConvergeResult {
   approval_id: string | null;
   hit_count: number;
   analysis_scheduled: boolean;
+  /** This alert reopened a resolved incident (not part of the webhook's answer). */
+  reopened?: boolean;
 }
 
 export interface ConvergeOptions {

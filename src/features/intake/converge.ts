@@ -1,21 +1,21 @@
 import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { forEachChunk } from '../../support/in-chunks.js';
+import { insertAlerts } from '../incidents/alert-records.js';
 import {
   addIncidentHits,
   type IncidentHead,
   incidentHeadOf,
   openIncidentsOf,
+  reopenIncident,
 } from '../incidents/incident-records.js';
-import { insertAlerts } from './alert-records.js';
+import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
+import { DEBOUNCE_WINDOW_MS } from '../incidents/incident-view.js';
 import type { Arrival, ConvergeOptions, ConvergeResult, TypedAlert } from './converge-types.js';
 import { createIncidents } from './create-incidents.js';
 import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
 
 export type { ConvergeOptions, ConvergeResult, TypedAlert } from './converge-types.js';
-
-/** spec, What the service does (2): a record that is pending, or younger than 5 minutes. */
-export const DEBOUNCE_WINDOW_MS = 5 * 60 * 1000;
 
 export type ConvergeOrCreate = (
   alert: TypedAlert,
@@ -105,11 +105,21 @@ async function convergeFresh(tx: Tx, byFingerprint: Map<string, [Slot, ...Slot[]
     const joining = group.filter((slot) => !slot.result);
     const head = open.get(fingerprint);
     if (joining.length === 0 || !head) continue;
+    // CONTRACT, Incident lifecycle: a firing alert converging into a resolved incident
+    // reopens it.
+    const reopened = head.status === 'resolved' && (await reopenIncident(tx, head.id));
+    if (reopened) {
+      await addTimelineEntries(tx, [
+        { incidentId: head.id, at: now, event: 'reopened', actor: 'alert' },
+      ]);
+      head.status = 'open';
+    }
     const hitCount = await addIncidentHits(tx, head.id, joining.length, now);
     const base = hitCount - joining.length;
     joining.forEach((slot, position) => {
       slot.result = resultOf(slot.arrival.alert, head, 'converged', base + position + 1);
     });
+    if (reopened && joining[0]?.result) joining[0].result.reopened = true;
   }
 
   const settled = fresh.flatMap((slot) => (slot.result ? [{ ...slot, result: slot.result }] : []));

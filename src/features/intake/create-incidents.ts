@@ -5,6 +5,7 @@ import { riskForSeverity } from '../approvals/approval-domain.js';
 import { insertApprovals } from '../approvals/approval-records.js';
 import { addIncidentFollowUps } from '../escalation/incident-followup.js';
 import { type IncidentHead, insertIncidents } from '../incidents/incident-records.js';
+import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
 import type { Arrival } from './converge-types.js';
 
 /** Opens one incident, with its pending approval and follow-up, per arrival. */
@@ -72,9 +73,19 @@ export async function createIncidents(
     created.map(({ incidentId }) => incidentId),
     (chunk) => addIncidentFollowUps(tx, chunk, now),
   );
+  await forEachChunk(
+    created.map(({ incidentId, options }) => ({
+      incidentId,
+      at: options.now,
+      event: 'opened' as const,
+      actor: 'alert',
+    })),
+    (chunk) => addTimelineEntries(tx, chunk),
+  );
   return created.map(({ incidentId, approvalId }) => ({
     id: incidentId,
     approval_id: approvalId,
     hit_count: 1,
+    status: 'open',
   }));
 }

@@ -7,9 +7,8 @@ import { PageOf, PageQuery } from '../../http/pagination.js';
 import { NullableString } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import { decodeCursor, pageOf } from '../../support/newest-first.js';
-import { findIncident, listIncidents } from '../incidents/incident-records.js';
-import { recentAlertsOf } from './alert-records.js';
-import { incidentView } from './incident-view.js';
+import { IncidentDetail, IncidentSummary, incidentDetail } from '../incidents/incident-detail.js';
+import { listIncidents } from '../incidents/incident-records.js';
 import { signalOutcomesOf } from './signal-outcome-records.js';
 import { SIGNALS_STREAM, signalFromStreamFields } from './signal-schema.js';
 
@@ -21,40 +20,7 @@ const IncidentQuery = Type.Object({
   fingerprint: Type.Optional(Type.String()),
 });
 
-const IncidentSummary = Type.Object({
-  id: Type.String(),
-  status: Type.String(),
-  severity: Type.String(),
-  alert_name: Type.String(),
-  alert_type: Type.String(),
-  source: Type.String(),
-  target_resource: Type.String(),
-  namespace: Type.String(),
-  workload: Type.String(),
-  fingerprint: Type.String(),
-  hit_count: Type.Integer(),
-  first_seen: Type.String({ format: 'date-time' }),
-  last_seen: Type.String({ format: 'date-time' }),
-  approval_id: NullableString,
-});
-
 const FreeFormObject = Type.Record(Type.String(), Type.Unknown());
-
-const IncidentDetail = Type.Object({
-  ...IncidentSummary.properties,
-  message: Type.String(),
-  labels: FreeFormObject,
-  annotations: FreeFormObject,
-  grouping: Type.Object({}, { additionalProperties: true }),
-  recent_alerts: Type.Array(
-    Type.Object({
-      alert_id: Type.String(),
-      origin: Type.String(),
-      outcome: Type.String(),
-      received_at: Type.String({ format: 'date-time' }),
-    }),
-  ),
-});
 
 const SignalItem = Type.Object({
   id: Type.String({ description: 'stream entry id' }),
@@ -119,17 +85,9 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
       },
     },
     async (request) => {
-      const { id } = request.params;
-      const row = await findIncident(store.db, id);
-      if (!row) throw errors.notFound('Incident', id);
-      const alerts = await recentAlertsOf(store.db, id, 20);
-      return {
-        ...incidentView(row),
-        recent_alerts: alerts.map((alert) => ({
-          ...alert,
-          received_at: new Date(alert.received_at).toISOString(),
-        })),
-      };
+      const detail = await incidentDetail(store.db, request.params.id);
+      if (!detail) throw errors.notFound('Incident', request.params.id);
+      return detail;
     },
   );
 

@@ -79,12 +79,16 @@ export function startSignalConsumer(
       signalEntryId: id,
       requestedBy: 'signal-consumer',
     });
-    metrics.signalsConsumed
-      .labels(result.status === 'created' ? 'incident_created' : 'converged')
-      .inc();
+    const outcome =
+      result.status === 'created'
+        ? 'incident_created'
+        : result.status === 'silenced'
+          ? 'silenced'
+          : 'converged';
+    metrics.signalsConsumed.labels(outcome).inc();
     publishEvent(services, 'signal.handled', {
       entry_id: id,
-      outcome: result.status === 'created' ? 'incident_created' : 'converged',
+      outcome,
       incident_id: result.incident_id,
     });
   }

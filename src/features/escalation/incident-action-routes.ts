@@ -1,0 +1,62 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { errors } from '../../errors.js';
+import { requireOperator, requireReadApiAccess } from '../../http/access-guards.js';
+import { headerText } from '../../http/credential-guard.js';
+import { IncidentDetail, incidentDetail } from '../incidents/incident-detail.js';
+import type { DecisionDeps } from './decide-approval.js';
+import { acknowledgeIncident, type MoveResult, resolveIncident } from './incident-moves.js';
+
+const Detail = Type.Object({ detail: Type.String() });
+
+function refused(id: string, result: Extract<MoveResult, { ok: false }>) {
+  switch (result.refusal) {
+    case 'not_found':
+      return errors.notFound('Incident', id);
+    case 'already_acknowledged':
+      return errors.incidentAlreadyAcknowledged();
+    case 'already_resolved':
+      return errors.incidentAlreadyResolved();
+  }
+}
+
+/**
+ * CONTRACT, Incident lifecycle: an operator acknowledges ("I'm on it") or resolves ("this is
+ * done") an incident with the console's operator credentials; the answer is the incident.
+ */
+export async function incidentActionRoutes(
+  untyped: FastifyInstance,
+  options: { deps: DecisionDeps },
+) {
+  const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
+  const { services } = options.deps;
+  app.addHook('onRequest', requireReadApiAccess(services));
+  app.addHook('onRequest', requireOperator(services));
+  const moves = { acknowledge: acknowledgeIncident, resolve: resolveIncident } as const;
+  for (const [action, move] of Object.entries(moves)) {
+    app.post(
+      `/incidents/:id/${action}`,
+      {
+        schema: {
+          summary: `${action === 'acknowledge' ? 'Acknowledge' : 'Resolve'} an incident as an operator`,
+          description:
+            'Needs `x-operator-id` and `x-operator-key` from OPERATOR_KEYS (and the console token when CONSOLE_TOKEN is set); the actor is `console_<id>`.',
+          tags: ['read'],
+          params: Type.Object({ id: Type.String({ maxLength: 128 }) }),
+          response: { 200: IncidentDetail, 401: Detail, 404: Detail, 409: Detail, 429: Detail },
+        },
+      },
+      async (request) => {
+        const { id } = request.params;
+        // requireOperator checked this header against OPERATOR_KEYS.
+        const actor = `console_${headerText(request, 'x-operator-id') ?? ''}`;
+        const result = await move(options.deps, id, actor);
+        if (!result.ok) throw refused(id, result);
+        const detail = await incidentDetail(services.store.db, id);
+        if (!detail) throw errors.notFound('Incident', id);
+        return detail;
+      },
+    );
+  }
+}

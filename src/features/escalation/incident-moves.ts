@@ -1,0 +1,88 @@
+import type { Services } from '../../services.js';
+import { moveApproval } from '../approvals/approval-moves.js';
+import type { CardSender } from '../cards/card-types.js';
+import { publishEvent } from '../events/feed-events.js';
+import { findIncident, type IncidentStatus, moveIncident } from '../incidents/incident-records.js';
+import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
+
+/** Why a move changed nothing: the incident is not there, or is past that move already. */
+export type MoveRefusal = 'not_found' | 'already_acknowledged' | 'already_resolved';
+export type MoveResult = { ok: true } | { ok: false; refusal: MoveRefusal };
+
+interface MoveDeps {
+  services: Services;
+  cards: CardSender;
+}
+
+async function refusalFor(services: Services, incidentId: string): Promise<MoveResult> {
+  const incident = await findIncident(services.store.db, incidentId);
+  if (!incident) return { ok: false, refusal: 'not_found' };
+  return {
+    ok: false,
+    refusal: incident.status === 'resolved' ? 'already_resolved' : 'already_acknowledged',
+  };
+}
+
+/** CONTRACT, Incident lifecycle: `open` → `acknowledged`, by an operator. */
+export async function acknowledgeIncident(
+  { services }: MoveDeps,
+  incidentId: string,
+  actor: string,
+): Promise<MoveResult> {
+  const now = services.clock.now();
+  const moved = await services.store.db.transaction().execute(async (tx) => {
+    const done = await moveIncident(tx, incidentId, ['open'], 'acknowledged', {
+      acknowledged_by: actor,
+      acknowledged_at: now,
+    });
+    if (done) await addTimelineEntries(tx, [{ incidentId, at: now, event: 'acknowledged', actor }]);
+    return done;
+  });
+  if (!moved) return refusalFor(services, incidentId);
+  publishEvent(services, 'incident.acknowledged', { incident_id: incidentId, actor });
+  return { ok: true };
+}
+
+const UNRESOLVED: readonly IncidentStatus[] = ['open', 'acknowledged'];
+
+/**
+ * CONTRACT, Incident lifecycle: resolving (an operator, a resolved alert, the timeout, a
+ * heartbeat's next beat) happens once; then the incident's pending approval expires, which
+ * stops an auto-repair that has not started executing (it acts on pending approvals only),
+ * and its cards say so, without buttons.
+ */
+export async function resolveIncident(
+  { services, cards }: MoveDeps,
+  incidentId: string,
+  actor: string,
+): Promise<MoveResult> {
+  const now = services.clock.now();
+  const moved = await services.store.db.transaction().execute(async (tx) => {
+    const done = await moveIncident(tx, incidentId, UNRESOLVED, 'resolved', {
+      resolved_by: actor,
+      resolved_at: now,
+    });
+    if (done) await addTimelineEntries(tx, [{ incidentId, at: now, event: 'resolved', actor }]);
+    return done;
+  });
+  if (!moved) return refusalFor(services, incidentId);
+  publishEvent(services, 'incident.resolved', { incident_id: incidentId, actor });
+  const approvalId = (await findIncident(services.store.db, incidentId))?.approval_id;
+  if (approvalId) {
+    const expired = await moveApproval(services.store, approvalId, ['pending'], 'expired', {
+      actor,
+      channel: 'lifecycle',
+      now,
+    });
+    if (expired) {
+      publishEvent(services, 'approval.updated', {
+        approval_id: approvalId,
+        status: 'expired',
+        actor,
+        channel: 'lifecycle',
+      });
+      await cards.markDecided(approvalId, 'Incident resolved', actor);
+    }
+  }
+  return { ok: true };
+}

@@ -1,0 +1,41 @@
+import { silentIncidentIds } from '../incidents/incident-records.js';
+import type { DecisionDeps } from './decide-approval.js';
+import { resolveIncident } from './incident-moves.js';
+
+/** CONTRACT, Incident lifecycle: "within 10 seconds of that moment". */
+const SWEEP_EVERY_MS = 5_000;
+/** Resolutions per sweep; a backlog (a long outage) clears over a few sweeps. */
+const SWEEP_BATCH = 200;
+
+/**
+ * Resolves, as `timeout`, every unresolved incident that saw no alert for
+ * INCIDENT_TIMEOUT_SECONDS. Every replica sweeps: the status's compare-and-set
+ * (incident-moves.ts) makes each resolution happen once, and no replica waits out a lease's
+ * takeover (30 s) when another dies. Answers how many this sweep resolved.
+ */
+export async function sweepSilentIncidents(deps: DecisionDeps): Promise<number> {
+  const { store, clock, config } = deps.services;
+  const before = clock.now() - config.incidentTimeoutSeconds * 1000;
+  let resolved = 0;
+  for (const id of await silentIncidentIds(store.db, before, SWEEP_BATCH)) {
+    if ((await resolveIncident(deps, id, 'timeout')).ok) resolved++;
+  }
+  return resolved;
+}
+
+export function startIncidentTimeout(deps: DecisionDeps): { stop(): Promise<void> } {
+  const { log } = deps.services;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    sweeping = sweeping
+      .then(() => sweepSilentIncidents(deps))
+      .catch((error: unknown) => log.warn({ err: error }, 'incident timeout sweep failed'));
+  }, SWEEP_EVERY_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sweeping;
+    },
+  };
+}

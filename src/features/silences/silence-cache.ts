@@ -1,0 +1,122 @@
+import { type CompiledMatcher, compileMatcher, matchesLabels } from './silence-matchers.js';
+import type { Silence } from './silence-records.js';
+
+/** An unexpired silence with its matchers compiled once. */
+export interface CachedSilence {
+  id: string;
+  startsAt: number;
+  endsAt: number;
+  updatedAt: number;
+  createdBy: string;
+  matchers: CompiledMatcher[];
+}
+
+/**
+ * The silences one replica holds in memory (CONTRACT, Silences: the converged path never asks
+ * the database). Most silences name a label exactly (`alertname="X"`), so they are indexed by
+ * their first such matcher: an alert is checked only against the silences its own labels
+ * point to, plus the few without one, and 1,000 silences that do not concern it cost a
+ * handful of map lookups.
+ */
+export class SilenceCache {
+  private readonly entries = new Map<string, CachedSilence>();
+  /** label name → label value → silences whose first exact, non-empty matcher is that pair */
+  private byLabel = new Map<string, Map<string, CachedSilence[]>>();
+  private unindexed: CachedSilence[] = [];
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Puts a silence in (compiling it unless this version is already held) or takes it out. */
+  put(silence: Silence, now: number): void {
+    if (this.hold(silence, now)) this.reindex();
+  }
+
+  private hold(silence: Silence, now: number): boolean {
+    if (silence.endsAt <= now) return this.entries.delete(silence.id);
+    const held = this.entries.get(silence.id);
+    if (held && held.updatedAt === silence.updatedAt && held.endsAt === silence.endsAt) {
+      return false;
+    }
+    this.entries.set(silence.id, {
+      id: silence.id,
+      startsAt: silence.startsAt,
+      endsAt: silence.endsAt,
+      updatedAt: silence.updatedAt,
+      createdBy: silence.createdBy,
+      matchers: silence.matchers.map(compileMatcher),
+    });
+    return true;
+  }
+
+  remove(id: string): void {
+    if (this.entries.delete(id)) this.reindex();
+  }
+
+  /** Holds exactly `silences` (the unexpired ones read from the database). */
+  replaceAll(silences: readonly Silence[], now: number): void {
+    const keep = new Set(silences.map((silence) => silence.id));
+    for (const id of [...this.entries.keys()]) if (!keep.has(id)) this.entries.delete(id);
+    for (const silence of silences) this.hold(silence, now);
+    this.reindex();
+  }
+
+  /** Takes out the silences that ended by `now`, and returns them. */
+  takeEnded(now: number): CachedSilence[] {
+    const ended = [...this.entries.values()].filter((entry) => entry.endsAt <= now);
+    for (const entry of ended) this.entries.delete(entry.id);
+    if (ended.length > 0) this.reindex();
+    return ended;
+  }
+
+  /** The id of an active silence whose matchers all match `labels`, if any. */
+  mutedBy(labels: Readonly<Record<string, string>>, now: number): string | undefined {
+    for (const [name, byValue] of this.byLabel) {
+      const value = Object.hasOwn(labels, name) ? labels[name] : undefined;
+      if (value === undefined) continue;
+      const found = firstMuting(byValue.get(value), labels, now);
+      if (found) return found;
+    }
+    return firstMuting(this.unindexed, labels, now);
+  }
+
+  private reindex(): void {
+    const byLabel = new Map<string, Map<string, CachedSilence[]>>();
+    const unindexed: CachedSilence[] = [];
+    for (const entry of this.entries.values()) {
+      const key = entry.matchers.find(isIndexable);
+      if (!key) {
+        unindexed.push(entry);
+        continue;
+      }
+      const value = key.exactValue ?? '';
+      const byValue = byLabel.get(key.name) ?? new Map<string, CachedSilence[]>();
+      byLabel.set(key.name, byValue);
+      const list = byValue.get(value);
+      if (list) list.push(entry);
+      else byValue.set(value, [entry]);
+    }
+    this.byLabel = byLabel;
+    this.unindexed = unindexed;
+  }
+}
+
+/** An equality matcher on a non-empty value: only alerts carrying that exact label match. */
+function isIndexable(matcher: CompiledMatcher): boolean {
+  return matcher.isEqual && matcher.exactValue !== undefined && matcher.exactValue !== '';
+}
+
+function firstMuting(
+  candidates: readonly CachedSilence[] | undefined,
+  labels: Readonly<Record<string, string>>,
+  now: number,
+): string | undefined {
+  if (!candidates) return undefined;
+  for (const entry of candidates) {
+    if (entry.startsAt <= now && now < entry.endsAt && matchesLabels(entry.matchers, labels)) {
+      return entry.id;
+    }
+  }
+  return undefined;
+}

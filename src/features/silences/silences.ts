@@ -1,0 +1,208 @@
+import crypto from 'node:crypto';
+import { errors } from '../../errors.js';
+import type { Services } from '../../services.js';
+import { publishEvent } from '../events/feed-events.js';
+import { SilenceCache } from './silence-cache.js';
+import { type FilterMatcher, silenceMatchesFilter } from './silence-filter.js';
+import {
+  addMutedAlerts,
+  findSilence,
+  insertSilence,
+  type MutedAlert,
+  replaceSilence,
+  type Silence,
+  silencesEndingAfter,
+} from './silence-records.js';
+import { type PostableSilence, silenceState } from './silence-schema.js';
+import { validatedSilence } from './silence-validation.js';
+
+/** Bus topic naming a silence that changed: every replica reloads it. */
+const CHANGED_TOPIC = 'silences:changed';
+/** Muted-alert counts are written once a tick; ended silences are noticed within one. */
+const TICK_MS = 1000;
+/** A missed bus message (a Redis reconnect) is made good by a full reload this often. */
+const FULL_RELOAD_MS = 30_000;
+/** Alertmanager's default `--data.retention`: expired silences stay listed this long. */
+export const EXPIRED_RETENTION_MS = 120 * 60 * 60 * 1000;
+const EXPIRY_EVENT_TTL_S = 7 * 24 * 60 * 60;
+
+export interface Silences {
+  /** Loads the unexpired silences and listens for changes from other replicas. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** CONTRACT, Silences: the id of an active silence muting these labels; memory only. */
+  mutedBy(labels: Readonly<Record<string, string>>): string | undefined;
+  /** Counts a muted alert against its silence (written within a tick). */
+  noteMuted(silenceId: string, alertId: string, fingerprint: string): void;
+  /** Creates a silence, or replaces the one named by `id`; answers its id. */
+  save(body: PostableSilence): Promise<string>;
+  expire(id: string): Promise<void>;
+  find(id: string): Promise<Silence | undefined>;
+  list(filter: readonly FilterMatcher[], creators: readonly string[]): Promise<Silence[]>;
+}
+
+export function createSilences(services: Services): Silences {
+  const { store, bus, clock, log, metrics, once } = services;
+  const cache = new SilenceCache();
+  let muted = new Map<string, MutedAlert[]>();
+  let timers: NodeJS.Timeout[] = [];
+  let unsubscribe: (() => Promise<void>) | undefined;
+
+  async function reload(id: string): Promise<void> {
+    const silence = await findSilence(store.db, id);
+    if (silence) cache.put(silence, clock.now());
+    else cache.remove(id);
+  }
+
+  async function reloadAll(): Promise<void> {
+    const now = clock.now();
+    cache.replaceAll(await silencesEndingAfter(store.db, now), now);
+  }
+
+  async function changed(id: string): Promise<void> {
+    await reload(id);
+    await bus.publish(CHANGED_TOPIC, id).catch((error: unknown) => {
+      log.warn({ err: error, silence_id: id }, 'silences: change not announced to replicas');
+    });
+  }
+
+  async function flushMuted(): Promise<void> {
+    if (muted.size === 0) return;
+    const batch = muted;
+    muted = new Map();
+    for (const [id, alerts] of batch) {
+      await addMutedAlerts(store, id, alerts).catch((error: unknown) => {
+        log.warn({ err: error, silence_id: id }, 'silences: muted alerts not counted');
+      });
+    }
+  }
+
+  /** A silence that ran out: one `silence.expired` across replicas. */
+  async function announceEnded(): Promise<void> {
+    for (const ended of cache.takeEnded(clock.now())) {
+      if (await once.claim('silence-expired', `${ended.id}:${ended.endsAt}`, EXPIRY_EVENT_TTL_S)) {
+        publishEvent(services, 'silence.expired', {
+          silence_id: ended.id,
+          actor: ended.createdBy,
+        });
+      }
+    }
+  }
+
+  function every(ms: number, work: () => Promise<void>, what: string) {
+    const timer = setInterval(() => {
+      work().catch((error: unknown) => log.warn({ err: error }, `silences: ${what} failed`));
+    }, ms);
+    timer.unref();
+    timers.push(timer);
+  }
+
+  return {
+    async start() {
+      unsubscribe = await bus.subscribe(CHANGED_TOPIC, (id) => {
+        reload(id).catch((error: unknown) =>
+          log.warn({ err: error, silence_id: id }, 'silences: change not loaded'),
+        );
+      });
+      await reloadAll();
+      every(
+        TICK_MS,
+        async () => {
+          await flushMuted();
+          await announceEnded();
+        },
+        'tick',
+      );
+      every(FULL_RELOAD_MS, reloadAll, 'reload');
+    },
+
+    async stop() {
+      for (const timer of timers) clearInterval(timer);
+      timers = [];
+      await unsubscribe?.().catch(() => undefined);
+      unsubscribe = undefined;
+      await flushMuted();
+    },
+
+    mutedBy(labels) {
+      return cache.mutedBy(labels, clock.now());
+    },
+
+    noteMuted(silenceId, alertId, fingerprint) {
+      metrics.alertsSilenced.inc();
+      const entry = { alert_id: alertId, fingerprint, at: clock.now() };
+      const list = muted.get(silenceId);
+      if (list) list.push(entry);
+      else muted.set(silenceId, [entry]);
+    },
+
+    async save(body) {
+      const fields = validatedSilence(body, clock.now());
+      const id = body.id ?? crypto.randomUUID();
+      if (body.id === undefined) await insertSilence(store.db, id, fields);
+      else if (!(await replaceSilence(store.db, id, fields))) throw errors.notFound('Silence', id);
+      await changed(id);
+      publishEvent(services, 'silence.created', { silence_id: id, actor: fields.createdBy });
+      return id;
+    },
+
+    async expire(id) {
+      const silence = await findSilence(store.db, id);
+      if (!silence) throw errors.notFound('Silence', id);
+      const now = clock.now();
+      const state = silenceState(silence, now);
+      // Alertmanager: an expired silence stays as it ended; a pending one never starts.
+      if (state === 'expired') return;
+      await replaceSilence(store.db, id, {
+        ...silence,
+        startsAt: state === 'pending' ? now : silence.startsAt,
+        endsAt: now,
+        updatedAt: now,
+      });
+      await changed(id);
+      publishEvent(services, 'silence.expired', { silence_id: id, actor: silence.createdBy });
+    },
+
+    async find(id) {
+      await flushMuted();
+      return findSilence(store.db, id);
+    },
+
+    async list(filter, creators) {
+      await flushMuted();
+      const now = clock.now();
+      const listed = await silencesEndingAfter(store.db, now - EXPIRED_RETENTION_MS);
+      return sortedAsAlertmanager(
+        listed.filter(
+          (silence) =>
+            (creators.length === 0 || creators.includes(silence.createdBy)) &&
+            silenceMatchesFilter(silence.matchers, filter),
+        ),
+        now,
+      );
+    },
+  };
+}
+
+/**
+ * Alertmanager's `SortSilences`: active ones first, ending soonest first; then pending ones,
+ * starting soonest first; then expired ones, most recently ended first.
+ */
+function sortedAsAlertmanager(silences: Silence[], now: number): Silence[] {
+  const rank = { active: 0, pending: 1, expired: 2 } as const;
+  const key = (silence: Silence) => {
+    const state = silenceState(silence, now);
+    const time =
+      state === 'active'
+        ? silence.endsAt
+        : state === 'pending'
+          ? silence.startsAt
+          : -silence.endsAt;
+    return [rank[state], time] as const;
+  };
+  return silences.sort((a, b) => {
+    const [ra, ta] = key(a);
+    const [rb, tb] = key(b);
+    return ra - rb || ta - tb;
+  });
+}
