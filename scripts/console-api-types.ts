@@ -31,6 +31,10 @@ type Method = 'get' | 'post';
 const CONSOLE_RESPONSES: ReadonlyArray<readonly [name: string, Method, path: string]> = [
   ['IncidentPage', 'get', '/api/v1/incidents'],
   ['IncidentDetail', 'get', '/api/v1/incidents/{id}'],
+  ['IncidentMoveAnswer', 'post', '/api/v1/incidents/{id}/acknowledge'],
+  ['SilenceList', 'get', '/api/v1/alertmanager/api/v2/silences'],
+  ['SilenceCreated', 'post', '/api/v1/alertmanager/api/v2/silences'],
+  ['HeartbeatPage', 'get', '/api/v1/heartbeats'],
   ['ApprovalPage', 'get', '/api/v1/approvals'],
   ['ApprovalDetail', 'get', '/api/v1/approvals/{id}'],
   ['DecisionAnswer', 'post', '/api/v1/approvals/{id}/decision'],

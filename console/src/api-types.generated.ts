@@ -55,6 +55,20 @@ export interface components {
       grouping: {
         [key: string]: unknown;
       };
+      acknowledged_by: string | null;
+      /** Format: date-time */
+      acknowledged_at: string | null;
+      resolved_by: string | null;
+      /** Format: date-time */
+      resolved_at: string | null;
+      reopen_count: number;
+      timeline: {
+        /** Format: date-time */
+        at: string;
+        /** @description opened, acknowledged, resolved or reopened */
+        event: string;
+        actor: string;
+      }[];
       recent_alerts: {
         alert_id: string;
         origin: string;
@@ -62,6 +76,104 @@ export interface components {
         /** Format: date-time */
         received_at: string;
       }[];
+    };
+    IncidentMoveAnswer: {
+      id: string;
+      status: string;
+      severity: string;
+      alert_name: string;
+      alert_type: string;
+      source: string;
+      target_resource: string;
+      namespace: string;
+      workload: string;
+      fingerprint: string;
+      hit_count: number;
+      /** Format: date-time */
+      first_seen: string;
+      /** Format: date-time */
+      last_seen: string;
+      approval_id: string | null;
+      message: string;
+      labels: {
+        [key: string]: unknown;
+      };
+      annotations: {
+        [key: string]: unknown;
+      };
+      grouping: {
+        [key: string]: unknown;
+      };
+      acknowledged_by: string | null;
+      /** Format: date-time */
+      acknowledged_at: string | null;
+      resolved_by: string | null;
+      /** Format: date-time */
+      resolved_at: string | null;
+      reopen_count: number;
+      timeline: {
+        /** Format: date-time */
+        at: string;
+        /** @description opened, acknowledged, resolved or reopened */
+        event: string;
+        actor: string;
+      }[];
+      recent_alerts: {
+        alert_id: string;
+        origin: string;
+        outcome: string;
+        /** Format: date-time */
+        received_at: string;
+      }[];
+    };
+    SilenceList: {
+      id: string;
+      status: {
+        /** @enum {string} */
+        state: 'expired' | 'active' | 'pending';
+      };
+      /** Format: date-time */
+      updatedAt: string;
+      matchers: {
+        name: string;
+        value: string;
+        isRegex: boolean;
+        /** @default true */
+        isEqual: boolean;
+      }[];
+      /** Format: date-time */
+      startsAt: string;
+      /** Format: date-time */
+      endsAt: string;
+      createdBy: string;
+      comment: string;
+      /** @description firing alerts this silence muted */
+      silenced_alerts: number;
+      /** @description the latest muted alerts, newest first */
+      recent_silenced: {
+        alert_id: string;
+        fingerprint: string;
+        /** Format: date-time */
+        at: string;
+      }[];
+    }[];
+    SilenceCreated: {
+      silenceID: string;
+    };
+    HeartbeatPage: {
+      items: {
+        name: string;
+        /** @description ok or expired */
+        status: string;
+        timeout_seconds: number;
+        /** Format: date-time */
+        last_beat_at: string;
+        /** Format: date-time */
+        expires_at: string;
+        incident_id: string | null;
+      }[];
+      /** @description pass back as cursor for the next page; null on the last page */
+      next_cursor: string | null;
     };
     ApprovalPage: {
       items: {
@@ -468,6 +580,10 @@ export interface components {
 }
 export type IncidentPage = components['schemas']['IncidentPage'];
 export type IncidentDetail = components['schemas']['IncidentDetail'];
+export type IncidentMoveAnswer = components['schemas']['IncidentMoveAnswer'];
+export type SilenceList = components['schemas']['SilenceList'];
+export type SilenceCreated = components['schemas']['SilenceCreated'];
+export type HeartbeatPage = components['schemas']['HeartbeatPage'];
 export type ApprovalPage = components['schemas']['ApprovalPage'];
 export type ApprovalDetail = components['schemas']['ApprovalDetail'];
 export type DecisionAnswer = components['schemas']['DecisionAnswer'];

@@ -7,10 +7,13 @@ import type {
   ApprovalDetail,
   ApprovalPage,
   ExternalEventPage,
+  HeartbeatPage,
+  IncidentDetail,
   IncidentPage,
   OperationLogPage,
   ReadbackCatalog,
   SignalPage,
+  SilenceList,
   TaskStatus,
 } from './api-types.generated.js';
 
@@ -22,12 +25,16 @@ export type {
   DecisionAnswer,
   ExternalEventDetail,
   ExternalEventPage,
+  HeartbeatPage,
   IncidentDetail,
+  IncidentMoveAnswer,
   IncidentPage,
   OperationLogPage,
   PackageInventory,
   ReadbackCatalog,
   SignalPage,
+  SilenceCreated,
+  SilenceList,
   TaskResult,
 } from './api-types.generated.js';
 
@@ -44,6 +51,11 @@ export type OperationEntry = OperationLogPage['items'][number];
 export type ExternalEvent = ExternalEventPage['items'][number];
 export type Signal = SignalPage['items'][number];
 export type CatalogRow = ReadbackCatalog['items'][number];
+export type TimelineEntry = IncidentDetail['timeline'][number];
+/** A silence as Alertmanager's API v2 shows it, with what it muted. */
+export type Silence = SilenceList[number];
+export type SilenceMatcher = Silence['matchers'][number];
+export type Heartbeat = HeartbeatPage['items'][number];
 
 /**
  * An event of a task's stream (`GET /agents/stream/{task_id}`): the first is the task's status,
@@ -81,4 +93,5 @@ export interface FeedEvent {
   agents_completed?: number;
   total_agents?: number;
   issue_id?: string;
+  silence_id?: string;
 }

@@ -113,5 +113,7 @@ export async function api<T>(
     noteAccess(response.status, detail);
     throw new ApiError(response.status, detail);
   }
-  return (await response.json()) as T;
+  // Alertmanager's API answers an expired silence with 200 and an empty body.
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
 }

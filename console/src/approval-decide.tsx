@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api, operator, setOperator } from './api';
+import { api, operator } from './api';
 import type { ApprovalDetail, DecisionAnswer } from './api-types';
 import { useWatched } from './hooks';
+import { forgetRefusedOperator, OperatorSignIn, operatorHeaders } from './operator-sign-in';
 import { Outside } from './outside';
 
 /** Approve or reject as a named operator (OPERATOR_KEYS), recorded as `console_<id>`. */
@@ -13,8 +14,6 @@ export function Decide({
   onDecided: () => void;
 }) {
   const signedIn = useWatched(operator);
-  const [id, setId] = useState('');
-  const [key, setKey] = useState('');
   const [busy, setBusy] = useState(false);
   // `text` is the service's answer (outside text); `status` the state it reports.
   const [message, setMessage] = useState<{ ok: boolean; text: string; status?: string } | null>(
@@ -31,15 +30,13 @@ export function Decide({
         {
           method: 'POST',
           body: { decision },
-          headers: { 'x-operator-id': signedIn.id, 'x-operator-key': signedIn.key },
+          headers: operatorHeaders(signedIn),
         },
       );
       setMessage({ ok: true, text: answer.message, status: answer.status });
       onDecided();
     } catch (reason) {
-      if (reason instanceof ApiError && reason.detail === 'Invalid operator credentials') {
-        setOperator(null);
-      }
+      forgetRefusedOperator(reason);
       setMessage({ ok: false, text: reason instanceof Error ? reason.message : String(reason) });
     } finally {
       setBusy(false);
@@ -60,72 +57,27 @@ export function Decide({
           )}
         </p>
       )}
-      {signedIn ? (
-        <>
-          <p>
-            Signed in as operator{' '}
-            <strong>
-              <Outside>{signedIn.id}</Outside>
-            </strong>
-            ; recorded as{' '}
-            <code>
-              console_<Outside>{signedIn.id}</Outside>
-            </code>
-            .{' '}
-            <button type="button" class="link" onClick={() => setOperator(null)}>
-              Sign out
+      <OperatorSignIn purpose="approve or reject" />
+      {signedIn &&
+        (approval.status === 'pending' ? (
+          <div class="actions">
+            <button type="button" disabled={busy} onClick={() => void decide('approve')}>
+              Approve
             </button>
+            <button
+              type="button"
+              class="danger"
+              disabled={busy}
+              onClick={() => void decide('reject')}
+            >
+              Reject
+            </button>
+          </div>
+        ) : (
+          <p class="muted">
+            This approval is <Outside>{approval.status}</Outside>: nothing more to decide.
           </p>
-          {approval.status === 'pending' ? (
-            <div class="actions">
-              <button type="button" disabled={busy} onClick={() => void decide('approve')}>
-                Approve
-              </button>
-              <button
-                type="button"
-                class="danger"
-                disabled={busy}
-                onClick={() => void decide('reject')}
-              >
-                Reject
-              </button>
-            </div>
-          ) : (
-            <p class="muted">
-              This approval is <Outside>{approval.status}</Outside>: nothing more to decide.
-            </p>
-          )}
-        </>
-      ) : (
-        <form
-          class="stack"
-          aria-label="Operator sign-in"
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (id.trim() && key) setOperator({ id: id.trim(), key });
-          }}
-        >
-          <p>Sign in as an operator (from OPERATOR_KEYS) to approve or reject.</p>
-          <label for="operator-id">Operator id</label>
-          <input
-            id="operator-id"
-            autocomplete="username"
-            required
-            value={id}
-            onInput={(event) => setId(event.currentTarget.value)}
-          />
-          <label for="operator-key">Operator key</label>
-          <input
-            id="operator-key"
-            type="password"
-            autocomplete="current-password"
-            required
-            value={key}
-            onInput={(event) => setKey(event.currentTarget.value)}
-          />
-          <button type="submit">Sign in as operator</button>
-        </form>
-      )}
+        ))}
     </section>
   );
 }

@@ -19,7 +19,9 @@ export function IncidentCard({ incident, now }: { incident: Incident; now: numbe
         </span>
       </div>
       <p class="card-title">
-        <Outside>{incident.alert_name}</Outside>
+        <a href={`#/incidents/${encodeURIComponent(incident.id)}`}>
+          <Outside>{incident.alert_name}</Outside>
+        </a>
       </p>
       <p class="meta">
         <OutsideText pieces={describeIncident(incident, now)} />

@@ -61,6 +61,23 @@ export function describeFeedEvent(event: FeedEvent): TextPiece[] {
         outside(event.namespace),
         ')',
       ];
+    case 'incident.acknowledged':
+    case 'incident.resolved':
+    case 'incident.reopened':
+      return [
+        'Incident ',
+        outside(event.incident_id),
+        ` ${event.type.slice('incident.'.length)} by `,
+        outside(event.actor),
+      ];
+    case 'silence.created':
+    case 'silence.expired':
+      return [
+        'Silence ',
+        outside(event.silence_id),
+        ` ${event.type.slice('silence.'.length)} by `,
+        outside(event.actor),
+      ];
     case 'incident.converged':
       return ['Incident ', outside(event.incident_id), ` hit ${event.hit_count ?? ''} times`];
     default:

@@ -110,6 +110,14 @@ export function FeedView() {
           });
         }
         if (
+          ['incident.acknowledged', 'incident.resolved', 'incident.reopened'].includes(
+            event.type,
+          ) &&
+          event.incident_id
+        ) {
+          void loadIncident(event.incident_id);
+        }
+        if (
           (event.type === 'approval.created' || event.type === 'approval.updated') &&
           event.approval_id
         ) {

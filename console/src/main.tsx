@@ -6,18 +6,27 @@ import { access, signInCount } from './api';
 import { ApprovalView } from './approval';
 import { DeliveriesView } from './deliveries';
 import { FeedView } from './feed';
+import { HeartbeatsView } from './heartbeats';
 import { useHash, useWatched } from './hooks';
+import { IncidentView } from './incident';
+import { IncidentsView } from './incidents';
 import { InventoryView } from './inventory';
 import { ReadbackDocumentView, ReadbacksView } from './readbacks';
 import { type Matches, matchRoute, type NavEntry, type ViewName } from './route-match';
 import { SceneView } from './scene';
 import { SignalsView } from './signals';
+import { SilencesView } from './silences';
 import { feedState, startFeed } from './sse';
 import './styles.css';
+import './lifecycle.css';
 
 /** The view drawn for each route of the table in route-match.ts. */
 const VIEWS: { [V in ViewName]: (match: Matches[V]) => JSX.Element } = {
   feed: () => <FeedView />,
+  incidents: ({ query }) => <IncidentsView status={query.get('status')} />,
+  incident: ({ params }) => <IncidentView id={params.id} />,
+  silences: ({ query }) => <SilencesView incident={query.get('incident')} />,
+  heartbeats: () => <HeartbeatsView />,
   approval: ({ params }) => <ApprovalView id={params.id} />,
   analysis: ({ query }) => <AnalysisView incident={query.get('incident')} />,
   deliveries: () => <DeliveriesView />,
@@ -32,6 +41,19 @@ const VIEWS: { [V in ViewName]: (match: Matches[V]) => JSX.Element } = {
 function showView<V extends ViewName>(view: V, match: Matches[V]): JSX.Element {
   return VIEWS[view](match);
 }
+
+/** The main navigation: where each entry goes, the entry, and its words. */
+const NAV: ReadonlyArray<readonly [href: string, entry: NavEntry, label: string]> = [
+  ['#/', 'feed', 'Feed'],
+  ['#/incidents', 'incidents', 'Incidents'],
+  ['#/silences', 'silences', 'Silences'],
+  ['#/heartbeats', 'heartbeats', 'Heartbeats'],
+  ['#/analysis', 'analysis', 'Analysis'],
+  ['#/deliveries', 'deliveries', 'Deliveries'],
+  ['#/signals', 'signals', 'Signals'],
+  ['#/readbacks', 'readbacks', 'Readbacks'],
+  ['#/inventory', 'inventory', 'Inventory'],
+];
 
 const STATE_TEXT = {
   connecting: 'Connecting…',
@@ -75,36 +97,13 @@ function App() {
         <p class="brand">Operator console</p>
         <nav aria-label="Main">
           <ul>
-            <li>
-              <a href="#/" aria-current={current('feed')}>
-                Feed
-              </a>
-            </li>
-            <li>
-              <a href="#/analysis" aria-current={current('analysis')}>
-                Analysis
-              </a>
-            </li>
-            <li>
-              <a href="#/deliveries" aria-current={current('deliveries')}>
-                Deliveries
-              </a>
-            </li>
-            <li>
-              <a href="#/signals" aria-current={current('signals')}>
-                Signals
-              </a>
-            </li>
-            <li>
-              <a href="#/readbacks" aria-current={current('readbacks')}>
-                Readbacks
-              </a>
-            </li>
-            <li>
-              <a href="#/inventory" aria-current={current('inventory')}>
-                Inventory
-              </a>
-            </li>
+            {NAV.map(([href, entry, label]) => (
+              <li key={entry}>
+                <a href={href} aria-current={current(entry)}>
+                  {label}
+                </a>
+              </li>
+            ))}
           </ul>
         </nav>
         <ConnectionIndicator />

@@ -5,7 +5,16 @@
  */
 
 /** The entries of the main navigation; a page marks the one it belongs to as current. */
-export type NavEntry = 'feed' | 'analysis' | 'deliveries' | 'signals' | 'readbacks' | 'inventory';
+export type NavEntry =
+  | 'feed'
+  | 'incidents'
+  | 'silences'
+  | 'heartbeats'
+  | 'analysis'
+  | 'deliveries'
+  | 'signals'
+  | 'readbacks'
+  | 'inventory';
 
 /**
  * Path pattern, view, the page's title and its navigation entry. A pattern ending in `:name`
@@ -13,6 +22,10 @@ export type NavEntry = 'feed' | 'analysis' | 'deliveries' | 'signals' | 'readbac
  */
 export const ROUTES = [
   { view: 'feed', pattern: '/', title: 'Feed', nav: 'feed' },
+  { view: 'incidents', pattern: '/incidents', title: 'Incidents', nav: 'incidents' },
+  { view: 'incident', pattern: '/incidents/:id', title: 'Incident', nav: 'incidents' },
+  { view: 'silences', pattern: '/silences', title: 'Silences', nav: 'silences' },
+  { view: 'heartbeats', pattern: '/heartbeats', title: 'Heartbeats', nav: 'heartbeats' },
   { view: 'approval', pattern: '/approvals/:id', title: 'Approval', nav: null },
   { view: 'analysis', pattern: '/analysis', title: 'Analysis', nav: 'analysis' },
   { view: 'deliveries', pattern: '/deliveries', title: 'Deliveries', nav: 'deliveries' },

@@ -4,7 +4,18 @@ import { isolate } from './outside-text.js';
 /** How long ago `iso` was at `now`, shortened for a card: `45s`, `12m`, `5h 3m`, `3d`. */
 export function age(iso: string | null | undefined, now: number): string {
   if (!iso) return '–';
-  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  return shortSpan((now - Date.parse(iso)) / 1000);
+}
+
+/** What is left before `iso` (a heartbeat's `expires_at`): `4m left`, or `expired 2m ago`. */
+export function timeLeft(iso: string | null | undefined, now: number): string {
+  if (!iso) return '–';
+  const seconds = (Date.parse(iso) - now) / 1000;
+  return seconds > 0 ? `${shortSpan(seconds)} left` : `expired ${shortSpan(-seconds)} ago`;
+}
+
+function shortSpan(span: number): string {
+  const seconds = Math.max(0, Math.round(span));
   if (seconds < 60) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes}m`;

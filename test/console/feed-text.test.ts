@@ -66,6 +66,26 @@ describe('describeFeedEvent', () => {
       { type: 'incident.converged', incident_id: 'inc-1', hit_count: 3 },
       'Incident [inc-1] hit 3 times',
     ],
+    [
+      { type: 'incident.acknowledged', incident_id: 'inc-1', actor: 'console_alice' },
+      'Incident [inc-1] acknowledged by [console_alice]',
+    ],
+    [
+      { type: 'incident.resolved', incident_id: 'inc-1', actor: 'timeout' },
+      'Incident [inc-1] resolved by [timeout]',
+    ],
+    [
+      { type: 'incident.reopened', incident_id: 'inc-1', actor: 'alert' },
+      'Incident [inc-1] reopened by [alert]',
+    ],
+    [
+      { type: 'silence.created', silence_id: 's-1', actor: 'alice' },
+      'Silence [s-1] created by [alice]',
+    ],
+    [
+      { type: 'silence.expired', silence_id: 's-1', actor: 'alice' },
+      'Silence [s-1] expired by [alice]',
+    ],
     [{ type: 'repair.started' }, '[repair.started]'],
   ])('says %o as %s', (fields, text) => {
     expect(shown(describeFeedEvent({ at: AT, ...fields }))).toBe(text);

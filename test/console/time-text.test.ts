@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { age, duration, when } from '../../console/src/time-text.js';
+import { age, duration, timeLeft, when } from '../../console/src/time-text.js';
 
 /** How the console writes times: ages on cards, moments, and gauge durations. */
 
@@ -60,5 +60,21 @@ describe('duration', () => {
     [90_000, '25 h 0 min'],
   ])('writes %s seconds as %s', (seconds, text) => {
     expect(duration(seconds)).toBe(text);
+  });
+});
+
+describe('timeLeft', () => {
+  it.each([
+    [-250, '4m left'],
+    [-30, '30s left'],
+    [0, 'expired 0s ago'],
+    [125, 'expired 2m ago'],
+    [3 * 3600, 'expired 3h 0m ago'],
+  ])('writes an expiry %i seconds before now as %s', (seconds, text) => {
+    expect(timeLeft(secondsBefore(seconds), NOW)).toBe(text);
+  });
+
+  it('writes a dash for no expiry', () => {
+    expect(timeLeft(null, NOW)).toBe('–');
   });
 });

@@ -1,0 +1,79 @@
+import { useState } from 'preact/hooks';
+import { api, operator } from './api';
+import type { IncidentDetail, IncidentMoveAnswer } from './api-types';
+import { useWatched } from './hooks';
+import { forgetRefusedOperator, OperatorSignIn, operatorHeaders } from './operator-sign-in';
+import { Outside } from './outside';
+
+type Move = 'acknowledge' | 'resolve';
+
+/**
+ * Acknowledge ("I'm on it") or resolve an incident as a named operator, recorded as
+ * `console_<id>` (CONTRACT, Incident lifecycle). A move another operator made first answers
+ * 409, shown as the service says it.
+ */
+export function IncidentActions({
+  incident,
+  onMoved,
+}: {
+  incident: IncidentDetail;
+  onMoved: (incident: IncidentMoveAnswer) => void;
+}) {
+  const signedIn = useWatched(operator);
+  const [busy, setBusy] = useState(false);
+  // `text` is the service's detail when refused (outside text).
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+
+  const move = async (action: Move) => {
+    if (!signedIn) return;
+    setBusy(true);
+    setMessage(null);
+    try {
+      const answer = await api<IncidentMoveAnswer>(
+        `/api/v1/incidents/${encodeURIComponent(incident.id)}/${action}`,
+        { method: 'POST', headers: operatorHeaders(signedIn) },
+      );
+      setMessage({ ok: true, text: answer.status });
+      onMoved(answer);
+    } catch (reason) {
+      forgetRefusedOperator(reason);
+      setMessage({ ok: false, text: reason instanceof Error ? reason.message : String(reason) });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section class="panel" aria-labelledby="act-title">
+      <h2 id="act-title">Act</h2>
+      {message && (
+        <p class={message.ok ? 'ok' : 'error'} role="status">
+          {message.ok ? 'Done: now ' : ''}
+          <Outside>{message.text}</Outside>
+        </p>
+      )}
+      <OperatorSignIn purpose="acknowledge or resolve" />
+      {signedIn &&
+        (incident.status === 'resolved' ? (
+          <p class="muted">This incident is resolved: a new alert like it reopens it.</p>
+        ) : (
+          <div class="actions">
+            {incident.status === 'open' && (
+              <button type="button" disabled={busy} onClick={() => void move('acknowledge')}>
+                Acknowledge
+              </button>
+            )}
+            <button type="button" disabled={busy} onClick={() => void move('resolve')}>
+              Resolve
+            </button>
+          </div>
+        ))}
+      <p class="links">
+        <a href={`#/silences?incident=${encodeURIComponent(incident.id)}`}>
+          Silence alerts like this
+        </a>
+        <a href={`#/analysis?incident=${encodeURIComponent(incident.id)}`}>Analyze</a>
+      </p>
+    </section>
+  );
+}

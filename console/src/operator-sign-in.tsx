@@ -1,0 +1,73 @@
+import { useState } from 'preact/hooks';
+import { ApiError, type Operator, operator, setOperator } from './api';
+import { useWatched } from './hooks';
+import { Outside } from './outside';
+
+/** The headers an operator's move carries (OPERATOR_KEYS, CONTRACT, Incident lifecycle). */
+export function operatorHeaders(signedIn: Operator): Record<string, string> {
+  return { 'x-operator-id': signedIn.id, 'x-operator-key': signedIn.key };
+}
+
+/** A refused key signs the operator out, so that the form asks again instead of failing on. */
+export function forgetRefusedOperator(reason: unknown) {
+  if (reason instanceof ApiError && reason.detail === 'Invalid operator credentials') {
+    setOperator(null);
+  }
+}
+
+/**
+ * Who acts (recorded as `console_<id>`) and a way out; before sign-in, the form asking for an
+ * operator id and key, to do `purpose`.
+ */
+export function OperatorSignIn({ purpose }: { purpose: string }) {
+  const signedIn = useWatched(operator);
+  const [id, setId] = useState('');
+  const [key, setKey] = useState('');
+  if (signedIn)
+    return (
+      <p>
+        Signed in as operator{' '}
+        <strong>
+          <Outside>{signedIn.id}</Outside>
+        </strong>
+        ; recorded as{' '}
+        <code>
+          console_<Outside>{signedIn.id}</Outside>
+        </code>
+        .{' '}
+        <button type="button" class="link" onClick={() => setOperator(null)}>
+          Sign out
+        </button>
+      </p>
+    );
+  return (
+    <form
+      class="stack"
+      aria-label="Operator sign-in"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (id.trim() && key) setOperator({ id: id.trim(), key });
+      }}
+    >
+      <p>Sign in as an operator (from OPERATOR_KEYS) to {purpose}.</p>
+      <label for="operator-id">Operator id</label>
+      <input
+        id="operator-id"
+        autocomplete="username"
+        required
+        value={id}
+        onInput={(event) => setId(event.currentTarget.value)}
+      />
+      <label for="operator-key">Operator key</label>
+      <input
+        id="operator-key"
+        type="password"
+        autocomplete="current-password"
+        required
+        value={key}
+        onInput={(event) => setKey(event.currentTarget.value)}
+      />
+      <button type="submit">Sign in as operator</button>
+    </form>
+  );
+}
