@@ -1,4 +1,5 @@
 import type { Services } from '../../services.js';
+import { repeatEvery } from '../../support/repeat-every.js';
 import { registerAnalysisWorker } from './analysis-job.js';
 import { createAnalysisRunner, INTERRUPTED, publishTaskEvent } from './run-analysis.js';
 import { changeTask, expiredTaskIds, purgeFinishedBefore } from './task-records.js';
@@ -55,23 +56,19 @@ export function startAnalysisWork(services: Services): AnalysisWork {
   const { log, experts } = services;
   const runner = createAnalysisRunner(services, experts);
   registerAnalysisWorker(services, (taskId) => runner.run(taskId));
-  const sweep = async () => {
-    try {
+  const sweeping = repeatEvery(
+    SWEEP_EVERY_MS,
+    async () => {
       const { interrupted, purged } = await sweepTasks(services);
       if (interrupted || purged) log.info({ interrupted, purged }, 'analysis: tasks swept');
-    } catch (error) {
-      log.warn({ err: error }, 'analysis: task sweep failed');
-    }
-  };
-  let sweeping = sweep();
-  const timer = setInterval(() => {
-    sweeping = sweeping.then(sweep);
-  }, SWEEP_EVERY_MS);
-  timer.unref();
+    },
+    (error) => log.warn({ err: error }, 'analysis: task sweep failed'),
+    // What a dead process left is handled before new work.
+    { runNow: true },
+  );
   return {
     async stop() {
-      clearInterval(timer);
-      await sweeping;
+      await sweeping.stop();
       await runner.stop();
     },
   };

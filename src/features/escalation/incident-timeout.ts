@@ -1,3 +1,4 @@
+import { repeatEvery } from '../../support/repeat-every.js';
 import { silentIncidentIds } from '../incidents/incident-records.js';
 import type { DecisionDeps } from './decide-approval.js';
 import { resolveIncident } from './incident-moves.js';
@@ -25,17 +26,9 @@ export async function sweepSilentIncidents(deps: DecisionDeps): Promise<number> 
 
 export function startIncidentTimeout(deps: DecisionDeps): { stop(): Promise<void> } {
   const { log } = deps.services;
-  let sweeping: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    sweeping = sweeping
-      .then(() => sweepSilentIncidents(deps))
-      .catch((error: unknown) => log.warn({ err: error }, 'incident timeout sweep failed'));
-  }, SWEEP_EVERY_MS);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await sweeping;
-    },
-  };
+  return repeatEvery(
+    SWEEP_EVERY_MS,
+    () => sweepSilentIncidents(deps),
+    (error) => log.warn({ err: error }, 'incident timeout sweep failed'),
+  );
 }

@@ -1,4 +1,5 @@
 import type { Services } from '../../services.js';
+import { repeatEvery } from '../../support/repeat-every.js';
 import type { AlertIntake } from '../intake/alert-intake.js';
 import { workloadOf } from '../intake/fingerprint.js';
 import {
@@ -89,19 +90,11 @@ export function createHeartbeatWatch(
       return expired;
     },
     start() {
-      let sweeping: Promise<unknown> = Promise.resolve();
-      const timer = setInterval(() => {
-        sweeping = sweeping
-          .then(() => watch.sweep())
-          .catch((error: unknown) => log.warn({ err: error }, 'heartbeat sweep failed'));
-      }, SWEEP_EVERY_MS);
-      timer.unref();
-      return {
-        async stop() {
-          clearInterval(timer);
-          await sweeping;
-        },
-      };
+      return repeatEvery(
+        SWEEP_EVERY_MS,
+        () => watch.sweep(),
+        (error) => log.warn({ err: error }, 'heartbeat sweep failed'),
+      );
     },
   };
   return watch;

@@ -5,8 +5,7 @@ import { errors } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { acceptAlertDelivery } from './alert-delivery.js';
 import type { AlertIntake } from './alert-intake.js';
-import { RECEIVER_TOKEN_SCHEME, requireReceiverToken } from './receiver-routes.js';
-import { acceptJsonOfAnyType, requireJsonBody } from './signed-json.js';
+import { RECEIVER_TOKEN_SCHEME, takeReceiverDeliveries } from './receiver-routes.js';
 
 const ErrorBody = Type.Object({ detail: Type.String() });
 
@@ -52,9 +51,7 @@ export async function alertmanagerApiRoutes(
   { services, intake }: { services: Services; intake: AlertIntake },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook('onRequest', requireReceiverToken(services));
-  acceptJsonOfAnyType(app, { guarded: (services.config.receiverTokens ?? []).length > 0 });
-  app.addHook('preValidation', async (request) => requireJsonBody(request));
+  takeReceiverDeliveries(app, services);
   app.post(
     '/alerts',
     {

@@ -42,18 +42,25 @@ export function requireReceiverToken(context: GuardContext) {
   });
 }
 
+/**
+ * The scope of a route that senders authenticated by RECEIVER_TOKENS post to: a sender
+ * without the token is refused before its body is read; Alertmanager, Grafana and Prometheus
+ * send application/json, but the body is read as JSON whatever it declares, as on
+ * /webhooks/alerts, so every alert route answers one body the same way.
+ */
+export function takeReceiverDeliveries(scope: FastifyInstance, services: Services): void {
+  scope.addHook('onRequest', requireReceiverToken(services));
+  acceptJsonOfAnyType(scope, { guarded: (services.config.receiverTokens ?? []).length > 0 });
+  scope.addHook('preValidation', async (request) => requireJsonBody(request));
+}
+
 /** `POST /webhooks/alertmanager`: the alert intake for senders that authenticate by token. */
 export async function receiverRoutes(
   untyped: FastifyInstance,
   { services, intake }: { services: Services; intake: AlertIntake },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
-  // onRequest: a sender without the token is refused before its body is read.
-  app.addHook('onRequest', requireReceiverToken(services));
-  // Alertmanager and Grafana send application/json, but the body is read as JSON whatever
-  // it declares, as on /webhooks/alerts, so both routes answer one body the same way.
-  acceptJsonOfAnyType(app, { guarded: (services.config.receiverTokens ?? []).length > 0 });
-  app.addHook('preValidation', async (request) => requireJsonBody(request));
+  takeReceiverDeliveries(app, services);
   app.post(
     '/webhooks/alertmanager',
     {
