@@ -9,6 +9,7 @@ import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } fr
 import { createConvergedEvents } from './converged-events.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
+import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
 import { silenceLabels } from './silence-labels.js';
 
 export interface ResolvedResult {
@@ -132,17 +133,31 @@ export function createAlertIntake(
         };
       }
       const silenceId = hooks.mutedBy?.(silenceLabels(alert, typed));
-      if (silenceId !== undefined) {
-        // CONTRACT, Silences: recorded, and it creates and changes nothing else.
-        await recordAlert(store.db, typed, null, 'silenced', now);
-        metrics.alertsProcessed.labels('silenced', origin).inc();
-        hooks.onMuted?.(silenceId, typed.alertId, typed.fingerprint);
+      // A signal muted before is muted again when redelivered (CONTRACT, Signals: handled
+      // once), even after its silence ended: it records nothing more.
+      const entryId = options.signalEntryId;
+      const mutedBefore =
+        entryId !== undefined &&
+        (await signalOutcomesOf(store.db, [entryId]))[0]?.outcome === 'silenced';
+      if (silenceId !== undefined || mutedBefore) {
+        if (!mutedBefore) {
+          // CONTRACT, Silences: recorded, and it creates and changes nothing else.
+          await store.db.transaction().execute(async (tx) => {
+            await recordAlert(tx, typed, null, 'silenced', now);
+            if (entryId === undefined) return;
+            await insertSignalOutcomes(tx, [
+              { entry_id: entryId, outcome: 'silenced', incident_id: null, processed_at: now },
+            ]);
+          });
+          metrics.alertsProcessed.labels('silenced', origin).inc();
+          if (silenceId !== undefined) hooks.onMuted?.(silenceId, typed.alertId, typed.fingerprint);
+        }
         const { alertId, fingerprint } = typed;
         return {
           status: 'silenced',
           alert_id: alertId,
           fingerprint,
-          silence_id: silenceId,
+          silence_id: silenceId ?? '',
           incident_id: null,
         };
       }
