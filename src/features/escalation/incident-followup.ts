@@ -72,6 +72,12 @@ export async function followNewIncident(
     await completeFollowUpJob(services, followUpJobId(incidentId));
     return;
   }
+  // CONTRACT, Incident lifecycle: resolved before its follow-up ran (a queue outage, a quick
+  // resolved alert), it gets no card and no repair: its approval expired with it.
+  if (incident.status === 'resolved') {
+    await completeFollowUpJob(services, followUpJobId(incidentId));
+    return;
+  }
   const approvalId = incident.approval_id;
   try {
     await pushCardOnce(services, cards, {
