@@ -31,6 +31,7 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
   const { config, jobs, chat } = services;
   registerErrtrackerWorkers(services, escalation.cards);
   escalation.registerWorkers();
+  parts.heartbeats.registerWorker();
   const loops = escalation.startLoops();
   const heartbeatSweep = parts.heartbeats.start();
   const analysis = startAnalysisWork(services);

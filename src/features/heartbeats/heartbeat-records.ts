@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db, Tables } from '../../ports/store.js';
+import type { Db, Tables, Tx } from '../../ports/store.js';
 
 /** The `heartbeats` table's one module (STYLE, records modules). */
 
@@ -42,7 +42,7 @@ export async function recordBeat(
  * Marks `name` expired when it is still `ok` and past `expires_at`: true for exactly one
  * caller, whichever replica's sweep gets there first.
  */
-export async function expireHeartbeat(db: Db, name: string, now: number): Promise<boolean> {
+export async function expireHeartbeat(db: Db | Tx, name: string, now: number): Promise<boolean> {
   const moved = await db
     .updateTable('heartbeats')
     .set({ status: 'expired' })
