@@ -14,12 +14,27 @@ export async function runMigrations(
     provider: migrationProvider(dialect),
     migrationTableSchema: schema,
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let outcome = await migrator.migrateToLatest();
+  // Kysely's migrator looks for its tables across every schema of the database; another
+  // tenant's schema dropped during that scan fails it ("schema … does not exist"), though
+  // nothing of ours is wrong. Such a race passes on a second look.
+  for (let retry = 0; retry < 3 && isSchemaScanRace(outcome.error, schema); retry++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    outcome = await migrator.migrateToLatest();
+  }
+  const { error, results } = outcome;
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? '');
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
   }
+}
+
+/** Another schema than ours vanished while the migrator scanned them all. */
+function isSchemaScanRace(error: unknown, schema: string | undefined): boolean {
+  const match =
+    error instanceof Error ? /schema "([^"]+)" does not exist/.exec(error.message) : null;
+  return match !== null && match[1] !== schema;
 }
 
 /**
