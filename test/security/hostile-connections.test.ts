@@ -81,6 +81,26 @@ describe('a refusal is answered at once and closes without reading the body (fin
     await closedWithin(connection, 1000);
   });
 
+  it('a 415 for a form post and a 403 from the closed read API also close without the body', async () => {
+    const { port } = await listening({ APP_ENV: 'prod' });
+    const form = kept(await rawConnect(port));
+    form.socket.write(
+      post('/api/v1/webhooks/signals', { 'content-type': 'text/plain', 'content-length': 100_000 }),
+    );
+    expect(await receivedText(form, 'send application/json', 2000)).toMatch(/^HTTP\/1\.1 415 /);
+    await closedWithin(form, 1000);
+    const closed = kept(await rawConnect(port));
+    closed.socket.write(
+      post('/api/v1/approvals/any/decision', {
+        'content-type': 'application/json',
+        'content-length': 100_000,
+      }),
+    );
+    const answer = await receivedText(closed, 'Set CONSOLE_TOKEN', 2000);
+    expect(answer).toMatch(/^HTTP\/1\.1 403 /);
+    await closedWithin(closed, 1000);
+  });
+
   it('Expect: 100-continue gets the 401, never 100 Continue', async () => {
     const { port } = await listening(prodReceiver);
     const connection = kept(await rawConnect(port));
@@ -164,6 +184,9 @@ describe('one address cannot hold every connection (finding 1)', () => {
       'GET /api/v1/webhooks/errtracker/health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n',
     );
     expect(await receivedText(other, '"status":"ok"')).toMatch(/^HTTP\/1\.1 200 /);
+    const ready = kept(await rawConnect(port, '127.0.0.2'));
+    ready.socket.write('GET /api/v1/readyz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+    expect(await receivedText(ready, '\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
 
     // Once its connections close, the first address is served again.
     for (const connection of held) connection.socket.destroy();
