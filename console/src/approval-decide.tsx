@@ -1,8 +1,6 @@
-import { useState } from 'preact/hooks';
-import { api, operator } from './api';
+import { api } from './api';
 import type { ApprovalDetail, DecisionAnswer } from './api-types';
-import { useWatched } from './hooks';
-import { forgetRefusedOperator, OperatorSignIn, operatorHeaders } from './operator-sign-in';
+import { OperatorSignIn, useOperatorMove } from './operator-sign-in';
 import { Outside } from './outside';
 
 /** Approve or reject as a named operator (OPERATOR_KEYS), recorded as `console_<id>`. */
@@ -13,35 +11,17 @@ export function Decide({
   approval: ApprovalDetail;
   onDecided: () => void;
 }) {
-  const signedIn = useWatched(operator);
-  const [busy, setBusy] = useState(false);
-  // `text` is the service's answer (outside text); `status` the state it reports.
-  const [message, setMessage] = useState<{ ok: boolean; text: string; status?: string } | null>(
-    null,
-  );
+  const { signedIn, busy, message, run } = useOperatorMove();
 
-  const decide = async (decision: 'approve' | 'reject') => {
-    if (!signedIn) return;
-    setBusy(true);
-    setMessage(null);
-    try {
+  const decide = (decision: 'approve' | 'reject') =>
+    run(async (headers) => {
       const answer = await api<DecisionAnswer>(
         `/api/v1/approvals/${encodeURIComponent(approval.id)}/decision`,
-        {
-          method: 'POST',
-          body: { decision },
-          headers: operatorHeaders(signedIn),
-        },
+        { method: 'POST', body: { decision }, headers },
       );
-      setMessage({ ok: true, text: answer.message, status: answer.status });
       onDecided();
-    } catch (reason) {
-      forgetRefusedOperator(reason);
-      setMessage({ ok: false, text: reason instanceof Error ? reason.message : String(reason) });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return { ok: true, text: answer.message, status: answer.status };
+    });
 
   return (
     <section class="panel" aria-labelledby="decide-title">

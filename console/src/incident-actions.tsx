@@ -1,8 +1,6 @@
-import { useState } from 'preact/hooks';
-import { api, operator } from './api';
+import { api } from './api';
 import type { IncidentDetail, IncidentMoveAnswer } from './api-types';
-import { useWatched } from './hooks';
-import { forgetRefusedOperator, OperatorSignIn, operatorHeaders } from './operator-sign-in';
+import { OperatorSignIn, useOperatorMove } from './operator-sign-in';
 import { Outside } from './outside';
 
 type Move = 'acknowledge' | 'resolve';
@@ -19,29 +17,17 @@ export function IncidentActions({
   incident: IncidentDetail;
   onMoved: (incident: IncidentMoveAnswer) => void;
 }) {
-  const signedIn = useWatched(operator);
-  const [busy, setBusy] = useState(false);
-  // `text` is the service's detail when refused (outside text).
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const { signedIn, busy, message, run } = useOperatorMove();
 
-  const move = async (action: Move) => {
-    if (!signedIn) return;
-    setBusy(true);
-    setMessage(null);
-    try {
+  const move = (action: Move) =>
+    run(async (headers) => {
       const answer = await api<IncidentMoveAnswer>(
         `/api/v1/incidents/${encodeURIComponent(incident.id)}/${action}`,
-        { method: 'POST', headers: operatorHeaders(signedIn) },
+        { method: 'POST', headers },
       );
-      setMessage({ ok: true, text: answer.status });
       onMoved(answer);
-    } catch (reason) {
-      forgetRefusedOperator(reason);
-      setMessage({ ok: false, text: reason instanceof Error ? reason.message : String(reason) });
-    } finally {
-      setBusy(false);
-    }
-  };
+      return { ok: true, text: answer.status };
+    });
 
   return (
     <section class="panel" aria-labelledby="act-title">

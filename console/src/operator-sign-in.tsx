@@ -15,6 +15,37 @@ export function forgetRefusedOperator(reason: unknown) {
   }
 }
 
+/** What an operator's move answered: the service's words (outside text), and a state. */
+export interface MoveMessage {
+  ok: boolean;
+  text: string;
+  status?: string;
+}
+
+/**
+ * One operator move at a time: `run` sends it with the signed-in operator's headers and keeps
+ * what the service answered, a refused key signing the operator out.
+ */
+export function useOperatorMove() {
+  const signedIn = useWatched(operator);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<MoveMessage | null>(null);
+  const run = async (send: (headers: Record<string, string>) => Promise<MoveMessage>) => {
+    if (!signedIn) return;
+    setBusy(true);
+    setMessage(null);
+    try {
+      setMessage(await send(operatorHeaders(signedIn)));
+    } catch (reason) {
+      forgetRefusedOperator(reason);
+      setMessage({ ok: false, text: reason instanceof Error ? reason.message : String(reason) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { signedIn, busy, message, run };
+}
+
 /**
  * Who acts (recorded as `console_<id>`) and a way out; before sign-in, the form asking for an
  * operator id and key, to do `purpose`.
