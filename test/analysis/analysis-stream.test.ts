@@ -303,4 +303,24 @@ describe.skipIf(!backends().includes('distributed'))('analysis stream on Redis',
     });
     redis.disconnect();
   });
+
+  it('a client that leaves while its task is being read frees its subscription too', async () => {
+    const { app, base, env } = await heldApp('distributed');
+    const taskId = (await analyze(app, MANUAL)).json().task_id as string;
+    const redis = new Redis(env.REDIS_URL!);
+    const channel = `${env.REDIS_KEY_PREFIX}${taskTopic(taskId)}`;
+    const subscribers = async () =>
+      Number(((await redis.pubsub('NUMSUB', channel)) as [string, number])[1]);
+    // Each request is dropped as soon as it is sent: some leave before the stream starts.
+    for (let round = 0; round < 30; round += 1) {
+      const request = http.get(streamUrl(base, taskId));
+      request.on('error', () => undefined);
+      request.on('finish', () => setImmediate(() => request.destroy()));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(async () => ((await subscribers()) === 0 ? true : undefined), {
+      timeoutMs: 2_000,
+    });
+    redis.disconnect();
+  });
 });

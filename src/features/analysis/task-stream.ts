@@ -130,6 +130,11 @@ export async function prepareTaskStream(
         onEnd();
       };
       response.on('close', finish);
+      // A client that left while the task was being read closed before the listener above.
+      if (response.destroyed || response.socket?.destroyed !== false) {
+        finish();
+        return { end: finish };
+      }
       response.writeHead(200, STREAM_HEADERS);
       delivered = cursor;
       // spec: "first one event whose data is the task status plus type = status"; its id is
