@@ -24,7 +24,13 @@ const list = (text: string) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
-export function AnalysisView({ incident }: { incident: string | null }) {
+export function AnalysisView({
+  incident,
+}: {
+  incident: string | null;
+  /** A task to show (`#/analysis/<task id>`), kept across reloads. */
+  task?: string;
+}) {
   const [mode, setMode] = useState<Mode>(incident ? 'incident' : 'services');
   const [incidentId, setIncidentId] = useState(incident ?? '');
   const [severity, setSeverity] = useState('P2');

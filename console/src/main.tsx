@@ -22,13 +22,15 @@ import './lifecycle.css';
 
 /** The view drawn for each route of the table in route-match.ts. */
 const VIEWS: { [V in ViewName]: (match: Matches[V]) => JSX.Element } = {
-  feed: () => <FeedView />,
+  now: () => <FeedView />,
+  activity: () => <FeedView />,
   incidents: ({ query }) => <IncidentsView status={query.get('status')} />,
   incident: ({ params }) => <IncidentView id={params.id} />,
   silences: ({ query }) => <SilencesView incident={query.get('incident')} />,
   heartbeats: () => <HeartbeatsView />,
   approval: ({ params }) => <ApprovalView id={params.id} />,
   analysis: ({ query }) => <AnalysisView incident={query.get('incident')} />,
+  'analysis-task': ({ params }) => <AnalysisView incident={null} task={params.id} />,
   deliveries: () => <DeliveriesView />,
   signals: () => <SignalsView />,
   readbacks: () => <ReadbacksView />,
@@ -44,7 +46,8 @@ function showView<V extends ViewName>(view: V, match: Matches[V]): JSX.Element {
 
 /** The main navigation: where each entry goes, the entry, and its words. */
 const NAV: ReadonlyArray<readonly [href: string, entry: NavEntry, label: string]> = [
-  ['#/', 'feed', 'Feed'],
+  ['#/', 'now', 'Now'],
+  ['#/activity', 'activity', 'Activity'],
   ['#/incidents', 'incidents', 'Incidents'],
   ['#/silences', 'silences', 'Silences'],
   ['#/heartbeats', 'heartbeats', 'Heartbeats'],

@@ -6,7 +6,8 @@
 
 /** The entries of the main navigation; a page marks the one it belongs to as current. */
 export type NavEntry =
-  | 'feed'
+  | 'now'
+  | 'activity'
   | 'incidents'
   | 'silences'
   | 'heartbeats'
@@ -21,13 +22,15 @@ export type NavEntry =
  * captures the rest of the path, slashes included, decoded.
  */
 export const ROUTES = [
-  { view: 'feed', pattern: '/', title: 'Feed', nav: 'feed' },
+  { view: 'now', pattern: '/', title: 'Now', nav: 'now' },
+  { view: 'activity', pattern: '/activity', title: 'Activity', nav: 'activity' },
   { view: 'incidents', pattern: '/incidents', title: 'Incidents', nav: 'incidents' },
   { view: 'incident', pattern: '/incidents/:id', title: 'Incident', nav: 'incidents' },
   { view: 'silences', pattern: '/silences', title: 'Silences', nav: 'silences' },
   { view: 'heartbeats', pattern: '/heartbeats', title: 'Heartbeats', nav: 'heartbeats' },
   { view: 'approval', pattern: '/approvals/:id', title: 'Approval', nav: null },
   { view: 'analysis', pattern: '/analysis', title: 'Analysis', nav: 'analysis' },
+  { view: 'analysis-task', pattern: '/analysis/:id', title: 'Analysis', nav: 'analysis' },
   { view: 'deliveries', pattern: '/deliveries', title: 'Deliveries', nav: 'deliveries' },
   { view: 'signals', pattern: '/signals', title: 'Signals', nav: 'signals' },
   { view: 'readbacks', pattern: '/readbacks', title: 'Readbacks', nav: 'readbacks' },
@@ -60,7 +63,7 @@ export type Matches = {
 };
 export type RouteMatch = Matches[ViewName];
 
-const FEED = ROUTES[0];
+const NOW = ROUTES[0];
 
 function paramsOf(pattern: string, path: string): Record<string, string> | null {
   const capture = /^(.*\/):(\w+)$/.exec(pattern);
@@ -70,7 +73,7 @@ function paramsOf(pattern: string, path: string): Record<string, string> | null 
   return { [name]: decodeURIComponent(path.slice(prefix.length)) };
 }
 
-/** The page for a location hash (`#/path?query`, the `#` optional); any other path is the feed. */
+/** The page for a location hash (`#/path?query`, the `#` optional); any other path is the Now view. */
 export function matchRoute(hash: string): RouteMatch {
   const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
   for (const route of ROUTES) {
@@ -78,5 +81,5 @@ export function matchRoute(hash: string): RouteMatch {
     // The params are those the route's own pattern captured, so they fit its match's type.
     if (params) return { ...route, params, query: new URLSearchParams(query) } as RouteMatch;
   }
-  return { ...FEED, params: {}, query: new URLSearchParams(query) };
+  return { ...NOW, params: {}, query: new URLSearchParams(query) };
 }

@@ -5,9 +5,11 @@ import { matchRoute, ROUTES } from '../../console/src/route-match.js';
 
 describe('matchRoute', () => {
   it.each([
-    ['', 'feed', {}],
-    ['#', 'feed', {}],
-    ['#/', 'feed', {}],
+    ['', 'now', {}],
+    ['#', 'now', {}],
+    ['#/', 'now', {}],
+    ['#/activity', 'activity', {}],
+    ['#/analysis/task-1', 'analysis-task', { id: 'task-1' }],
     ['#/approvals/apr-1', 'approval', { id: 'apr-1' }],
     ['#/approvals/a%2Fb%20c', 'approval', { id: 'a/b c' }],
     ['#/approvals/a/b', 'approval', { id: 'a/b' }],
@@ -44,8 +46,8 @@ describe('matchRoute', () => {
     '#/incidents/',
     '#/readbacks/',
     '#signals',
-  ])('shows the feed for %s, which no route takes', (hash) => {
-    expect(matchRoute(hash)).toMatchObject({ view: 'feed', title: 'Feed', nav: 'feed' });
+  ])('shows the Now view for %s, which no route takes', (hash) => {
+    expect(matchRoute(hash)).toMatchObject({ view: 'now', title: 'Now', nav: 'now' });
   });
 
   it("hands the analysis view the hash's query", () => {
@@ -54,7 +56,7 @@ describe('matchRoute', () => {
   });
 
   it.each([
-    ['#/', 'Feed', 'feed'],
+    ['#/', 'Now', 'now'],
     ['#/approvals/x', 'Approval', null],
     ['#/incidents', 'Incidents', 'incidents'],
     ['#/incidents/x', 'Incident', 'incidents'],
