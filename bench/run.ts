@@ -23,6 +23,7 @@ import { buildService, REPO_ROOT } from './lib/service.js';
 import { type BenchReport, printReport, writeReport } from './report.js';
 import { chatStormRuns, chatStormVerdicts } from './runs/chat-storm-runs.js';
 import { errtrackerComparisons, errtrackerRuns } from './runs/errtracker-runs.js';
+import { idleRuns, idleVerdicts } from './runs/idle-runs.js';
 import { intakeComparisons, intakeLatencyTargets } from './runs/intake-comparisons.js';
 import { intakeRuns } from './runs/intake-runs.js';
 import { readbackComparisons, readbackRuns } from './runs/readback-runs.js';
@@ -117,12 +118,15 @@ async function main(): Promise<number> {
       ...sustainedSignalRuns(context),
       ...stormRuns(context),
       ...chatStormRuns(context),
+      ...idleRuns(context),
     ].filter(selected);
     if (only && ![...specs, ...sseSpecs, ...ownLoadSpecs].some((spec) => only.has(spec.id)))
       throw new Error(`BENCH_ONLY matched no run: ${[...only].join(', ')}`);
     usedDistributed =
       !unavailable &&
-      [...specs, ...sseSpecs, ...ownLoadSpecs].some((spec) => spec.id.endsWith('-distributed'));
+      [...specs, ...sseSpecs, ...ownLoadSpecs].some(
+        (spec) => spec.id.endsWith('-distributed') || spec.id === 'idle-postgres',
+      );
     if (profiled)
       notes.push('CPU profiling was on for some runs: their figures include its overhead.');
 
@@ -134,11 +138,11 @@ async function main(): Promise<number> {
       notes.push(...found.notes);
     }
     const probesFor = (spec: { id: string }) =>
-      spec.id.endsWith('-distributed') ? serverProbes : [];
+      spec.id.endsWith('-distributed') || spec.id === 'idle-postgres' ? serverProbes : [];
     const runs: RunOutcome[] = await executeRounds(specs, settings, rounds, probesFor);
     // Once, after the rounds: a fan-out round is long, and no ratio pairs it with another run.
     for (const spec of sseSpecs) runs.push(await spec.execute(settings, probesFor(spec)));
-    for (const spec of ownLoadSpecs) runs.push(await spec.execute(settings));
+    for (const spec of ownLoadSpecs) runs.push(await spec.execute(settings, probesFor(spec)));
 
     await cleanup();
     const report: BenchReport = {
@@ -163,7 +167,7 @@ async function main(): Promise<number> {
         [...intakeLatencyTargets, ...sseLatencyTargets],
         settings.connections,
       ),
-      storm: [...stormVerdicts(runs), ...chatStormVerdicts(runs)],
+      storm: [...stormVerdicts(runs), ...chatStormVerdicts(runs), ...idleVerdicts(runs)],
       notes,
     };
     printReport(report);

@@ -63,7 +63,7 @@ export function distributedNames(tag: string, runKey: string) {
   };
 }
 
-/** Drops every schema named `<tag>_…` and deletes every Redis key starting `<tag>:`. */
+/** Drops every schema and database named `<tag>_…` and deletes every Redis key starting `<tag>:`. */
 export async function cleanupDistributed(tag: string): Promise<string[]> {
   const notes: string[] = [];
   const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2_000 });
@@ -77,6 +77,15 @@ export async function cleanupDistributed(tag: string): Promise<string[]> {
       await client.query(`DROP SCHEMA "${nspname}" CASCADE`);
     }
     notes.push(`dropped ${rows.length} PostgreSQL schema(s) ${tag}_*`);
+    // The idle runs count commits in databases of their own (bench/runs/idle-runs.ts).
+    const databases = await client.query<{ datname: string }>(
+      'select datname from pg_database where starts_with(datname, $1)',
+      [`${tag}_`],
+    );
+    for (const { datname } of databases.rows) {
+      await client.query(`DROP DATABASE "${datname}" WITH (FORCE)`);
+    }
+    if (databases.rows.length) notes.push(`dropped ${databases.rows.length} database(s) ${tag}_*`);
   } catch (error) {
     notes.push(`!!! could not drop schemas ${tag}_*: ${(error as Error).message}`);
   } finally {

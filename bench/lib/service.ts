@@ -10,6 +10,8 @@ const SERVER_JS = path.join(REPO_ROOT, 'dist/src/server.js');
 
 export type StoreMode =
   | { kind: 'embedded' }
+  /** PostgreSQL without Redis: the SQL job queue and stream. */
+  | { kind: 'postgres'; databaseUrl: string }
   | { kind: 'distributed'; databaseUrl: string; redisUrl: string; redisKeyPrefix: string };
 
 export interface ServiceOptions {
@@ -61,8 +63,8 @@ function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
     READBACK_DIR: path.join(options.workDir, 'readbacks'),
     SIGNAL_CONSUMER: 'true',
   });
+  if (options.mode.kind !== 'embedded') env.DATABASE_URL = options.mode.databaseUrl;
   if (options.mode.kind === 'distributed') {
-    env.DATABASE_URL = options.mode.databaseUrl;
     env.REDIS_URL = options.mode.redisUrl;
     env.REDIS_KEY_PREFIX = options.mode.redisKeyPrefix;
   }

@@ -2,6 +2,7 @@ import type { BenchContext } from '../runs/intake-runs.js';
 import { distributedNames } from './distributed.js';
 import { stopTarget } from './execute.js';
 import type { LoadSettings } from './load.js';
+import type { CpuProbe } from './proc-cpu.js';
 import type { RunOutcome } from './run-spec.js';
 import { type StoreMode, startService } from './service.js';
 import type { Target } from './target.js';
@@ -13,7 +14,8 @@ export interface OwnLoadRunSpec<O extends RunOutcome = RunOutcome> {
   id: string;
   label: string;
   skip?: string;
-  execute(settings: LoadSettings): Promise<O>;
+  /** `serverProbes`: PostgreSQL and Redis, for runs whose CPU counts theirs too. */
+  execute(settings: LoadSettings, serverProbes?: CpuProbe[]): Promise<O>;
 }
 
 export const modeLabel = (modeKey: ModeKey) =>

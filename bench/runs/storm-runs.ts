@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newAlertSequence } from '../lib/bodies.js';
 import type { LoadPlan, LoadSettings } from '../lib/load.js';
 import { sendSample } from '../lib/load.js';
+import { type CpuProbe, treeCpuMs } from '../lib/proc-cpu.js';
 import type { RunOutcome } from '../lib/run-spec.js';
 import { type DrainCounts, isDrained, openDrainReader } from '../lib/storm-drain.js';
 import {
@@ -24,6 +25,8 @@ const STORM_ALERTS = stormAlerts();
 const POLL_MS = 250;
 const GIVE_UP_MS = 120_000;
 export const STORM_DRAIN_TARGET_S = 60;
+const QUIET_MS_PER_S = 40;
+const QUIET_GIVE_UP_MS = 120_000;
 
 function stormAlerts(): number {
   const raw = process.env.BENCH_STORM_ALERTS;
@@ -39,6 +42,9 @@ export interface StormOutcome extends RunOutcome {
   drainSeconds?: number;
   alertsSent?: number;
   incidentsCreated?: number;
+  /** CPU of the service (and PostgreSQL and Redis) per incident, until it was quiet again. */
+  allInCpuMsPerIncident?: number;
+  allInParts?: Record<string, number>;
 }
 
 const describeCounts = (c: DrainCounts) =>
@@ -50,8 +56,10 @@ async function measureStorm(
   outcome: StormOutcome,
   baseUrl: string,
   store: Parameters<typeof openDrainReader>[0],
+  probes: CpuProbe[],
 ): Promise<void> {
   const n = STORM_ALERTS;
+  const cpuBefore = await cpuOf(probes);
   console.log(`  signing ${n} distinct alerts…`);
   const sequence = newAlertSequence(ctx.secret, n);
   const plan: LoadPlan = {
@@ -89,6 +97,7 @@ async function measureStorm(
     await reader.close();
   }
   outcome.incidentsCreated = counts.incidents;
+  if (drainedAt !== undefined) await measureAllIn(outcome, probes, cpuBefore, n);
   const seconds = (lastAnswerAt - startedAt) / 1000;
   const notes = outcome.notes;
   notes.push(
@@ -111,6 +120,50 @@ async function measureStorm(
   }
 }
 
+/** CPU milliseconds used so far by each probe's process tree; a vanished one reads 0. */
+async function cpuOf(probes: CpuProbe[]): Promise<number[]> {
+  return Promise.all(probes.map(async (probe) => (await treeCpuMs(probe.pid)) ?? 0));
+}
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+/**
+ * All-in CPU per incident: everything the service (and PostgreSQL and Redis) spent from before
+ * the storm until the first second that costs under QUIET_MS_PER_S of CPU in all, divided by
+ * the incidents. The drain poll above reads PostgreSQL too; it is small beside a storm.
+ */
+async function measureAllIn(
+  outcome: StormOutcome,
+  probes: CpuProbe[],
+  before: number[],
+  incidents: number,
+): Promise<void> {
+  let last = await cpuOf(probes);
+  const deadline = Date.now() + QUIET_GIVE_UP_MS;
+  for (;;) {
+    await sleep(1_000);
+    const now = await cpuOf(probes);
+    if (sum(now) - sum(last) < QUIET_MS_PER_S) break;
+    last = now;
+    if (Date.now() > deadline) {
+      outcome.notes.push(`!!! not quiet ${QUIET_GIVE_UP_MS / 1000} s after draining`);
+      return;
+    }
+  }
+  const parts: Record<string, number> = {};
+  probes.forEach((probe, i) => {
+    parts[probe.name] = (last[i]! - before[i]!) / incidents;
+  });
+  outcome.allInParts = parts;
+  outcome.allInCpuMsPerIncident = sum(Object.values(parts));
+  const detail = Object.entries(parts)
+    .map(([name, ms]) => `${name} ${ms.toFixed(3)}`)
+    .join(' + ');
+  outcome.notes.push(
+    `all-in CPU per new incident: ${outcome.allInCpuMsPerIncident.toFixed(3)} ms (${detail}), until a second under ${QUIET_MS_PER_S} ms of CPU`,
+  );
+}
+
 /** The incident storm, embedded and distributed; BENCH_STORM_ALERTS sets its size. */
 export function stormRuns(ctx: BenchContext): OwnLoadRunSpec<StormOutcome>[] {
   return (['embedded', 'distributed'] as ModeKey[]).map((modeKey) => {
@@ -121,10 +174,13 @@ export function stormRuns(ctx: BenchContext): OwnLoadRunSpec<StormOutcome>[] {
       id,
       label,
       skip,
-      execute(settings: LoadSettings): Promise<StormOutcome> {
+      execute(settings: LoadSettings, serverProbes: CpuProbe[] = []): Promise<StormOutcome> {
         const outcome: StormOutcome = { id, label, status: 'failed', notes: [] };
         return withOwnService(ctx, { id, label, skip, modeKey }, outcome, (target, store) =>
-          measureStorm(ctx, settings, outcome, target.baseUrl, store),
+          measureStorm(ctx, settings, outcome, target.baseUrl, store, [
+            { name: 'target', pid: target.child.pid },
+            ...serverProbes,
+          ]),
         );
       },
     };
