@@ -1,4 +1,5 @@
 import type { TaskResult } from './api-types';
+import { RecordLink } from './links';
 import { Outside } from './outside';
 
 /** A finished analysis: the consensus, each expert's opinion, and the dissent. */
@@ -7,6 +8,14 @@ export function Result({ result }: { result: TaskResult }) {
     <div class="result" data-testid="analysis-result">
       <h3>Consensus</h3>
       <dl class="facts">
+        {result.incident_id && (
+          <>
+            <dt>Incident</dt>
+            <dd>
+              <RecordLink kind="incident" id={result.incident_id} />
+            </dd>
+          </>
+        )}
         <dt>Score</dt>
         <dd>{result.consensus_score ?? '–'}</dd>
         <dt>Risk</dt>

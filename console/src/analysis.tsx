@@ -1,31 +1,27 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { Result } from './analysis-result';
+import { useEffect, useState } from 'preact/hooks';
+import { AnalysisList } from './analysis-list';
+import { TaskWatch } from './analysis-task';
 import { ApiError, api } from './api';
-import type { AnalysisAccepted, TaskEvent, TaskResult } from './api-types';
-import { progressText } from './feed-text';
+import type { AnalysisAccepted } from './api-types';
+import { hrefOf } from './links';
 import { Outside } from './outside';
-import { onFeedEvent, openStream, type StreamState } from './sse';
 
 type Mode = 'incident' | 'services';
 const SEVERITIES = ['P0', 'P1', 'P2', 'P3'];
-const FINISHED = new Set(['COMPLETED', 'FAILED']);
-
-/** A progress line: the task's own words (outside text), then the page's. */
-interface Step {
-  outside: string;
-  own: string;
-}
-
-const sameStep = (a: Step | undefined, b: Step) => a?.outside === b.outside && a.own === b.own;
-
 const list = (text: string) =>
   text
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
 
+/**
+ * Analyses: one shown at its URL (`#/analysis/<task id>`, kept across reloads), the form that
+ * starts another (prefilled from `#/analysis?incident=<id>`) and goes to its URL, and the
+ * recent analyses.
+ */
 export function AnalysisView({
   incident,
+  task,
 }: {
   incident: string | null;
   /** A task to show (`#/analysis/<task id>`), kept across reloads. */
@@ -37,7 +33,6 @@ export function AnalysisView({
   const [services, setServices] = useState('');
   const [alertNames, setAlertNames] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [taskId, setTaskId] = useState<string | null>(null);
 
   useEffect(() => {
     if (incident) {
@@ -62,7 +57,7 @@ export function AnalysisView({
         method: 'POST',
         body,
       });
-      setTaskId(accepted.task_id);
+      location.hash = hrefOf.analysis(accepted.task_id);
     } catch (reason) {
       if (!(reason instanceof ApiError && [401, 403].includes(reason.status)))
         setError(reason instanceof Error ? reason.message : String(reason));
@@ -72,6 +67,7 @@ export function AnalysisView({
   return (
     <div class="analysis">
       <h1>Analysis</h1>
+      {task && <TaskWatch key={task} taskId={task} />}
       <form class="panel stack" onSubmit={start} aria-labelledby="start-title">
         <h2 id="start-title">Start an analysis</h2>
         <fieldset>
@@ -143,96 +139,12 @@ export function AnalysisView({
           </p>
         )}
       </form>
-      {taskId && <TaskWatch key={taskId} taskId={taskId} />}
+      <section class="panel" aria-labelledby="recent-title">
+        <h2 id="recent-title">
+          {incident ? 'Recent analyses of this incident' : 'Recent analyses'}
+        </h2>
+        <AnalysisList incidentId={incident} current={task} />
+      </section>
     </div>
-  );
-}
-
-function TaskWatch({ taskId }: { taskId: string }) {
-  const [status, setStatus] = useState<TaskEvent | null>(null);
-  const [steps, setSteps] = useState<Step[]>([]);
-  const [stream, setStream] = useState<StreamState>('connecting');
-  const [result, setResult] = useState<TaskResult | null>(null);
-  const finished = useRef(false);
-
-  useEffect(() => {
-    const path = encodeURIComponent(taskId);
-    const handle = openStream({
-      url: `/api/v1/agents/stream/${path}`,
-      onState: setStream,
-      done: () => finished.current,
-      onMessage: (message) => {
-        let event: TaskEvent;
-        try {
-          event = JSON.parse(message.data) as TaskEvent;
-        } catch {
-          return;
-        }
-        setStatus(event);
-        if (event.type === 'agent_completed' && event.agent) {
-          const step = { outside: event.agent, own: ' finished' };
-          setSteps((current) => [...current, step]);
-        } else if (event.current_step) {
-          const step = { outside: event.current_step, own: '' };
-          setSteps((current) => (sameStep(current.at(-1), step) ? current : [...current, step]));
-        }
-        if (FINISHED.has(event.state) && !finished.current) {
-          finished.current = true;
-          handle.stop();
-          api<TaskResult>(`/api/v1/agents/result/${path}`).then(setResult, () => {});
-        }
-      },
-    });
-    // The event feed reports the task too, sometimes before its own stream is open.
-    const unsubscribe = onFeedEvent((event) => {
-      if (event.type !== 'analysis.updated' || event.task_id !== taskId) return;
-      const step = {
-        outside: event.state ?? '',
-        own: ` ${progressText(event)}`,
-      };
-      setSteps((current) =>
-        current.some((known) => sameStep(known, step)) ? current : [...current, step],
-      );
-    });
-    return () => {
-      handle.stop();
-      unsubscribe();
-    };
-  }, [taskId]);
-
-  return (
-    <section class="panel" aria-labelledby="task-title">
-      <h2 id="task-title">
-        Task{' '}
-        <code>
-          <Outside>{taskId}</Outside>
-        </code>
-      </h2>
-      <p>
-        <span class="badge" data-testid="task-state">
-          <Outside>{status?.state ?? 'PENDING'}</Outside>
-        </span>{' '}
-        {status ? `${status.agents_completed}/${status.total_agents} experts` : ''}{' '}
-        <span class="muted">stream {stream}</span>
-      </p>
-      <label for="task-progress">Progress {status?.progress ?? 0}%</label>
-      <progress id="task-progress" max={100} value={status?.progress ?? 0} />
-      {status?.error && (
-        <p class="error">
-          <Outside>{status.error}</Outside>
-        </p>
-      )}
-      {steps.length > 0 && (
-        <ol class="timeline">
-          {steps.map((step, index) => (
-            <li key={`${index}-${step.outside}`}>
-              <Outside>{step.outside}</Outside>
-              {step.own}
-            </li>
-          ))}
-        </ol>
-      )}
-      {result && <Result result={result} />}
-    </section>
   );
 }

@@ -1,8 +1,13 @@
 import { useEffect } from 'preact/hooks';
 import { ApiError, api } from './api';
-import type { ApprovalDetail, ChainVerdict, OperationLogPage } from './api-types';
+import type { ChainVerdict, OperationLogPage } from './api-types';
 import { Decide } from './approval-decide';
+import { ApprovalOperationLog } from './approval-oplog';
+import { SignerProgress } from './approval-summary';
+import { RecordLink } from './links';
+import { blockedText, DRY_RUN_TEXT, outcomeNotes } from './oplog-text';
 import { JsonText, Outside } from './outside';
+import type { ApprovalPageData } from './page-types';
 import { onFeedEvent } from './sse';
 import { when } from './time-text';
 import { useLoad } from './views-common';
@@ -11,7 +16,7 @@ async function loadApproval(id: string) {
   const path = encodeURIComponent(id);
   try {
     const [approval, operations, verdict] = await Promise.all([
-      api<ApprovalDetail>(`/api/v1/approvals/${path}`),
+      api<ApprovalPageData>(`/api/v1/approvals/${path}`),
       api<OperationLogPage>(`/api/v1/operation-log?approval_id=${path}&limit=100`),
       api<ChainVerdict>('/api/v1/operation-log/verify').catch(() => null),
     ]);
@@ -21,6 +26,48 @@ async function loadApproval(id: string) {
       ? new Error('No such approval.')
       : reason;
   }
+}
+
+/** The action, then what it is for: the incident's alert and namespace rather than its id. */
+function Headline({ approval, dryRun }: { approval: ApprovalPageData; dryRun: boolean }) {
+  const { incident } = approval;
+  return (
+    <h1 class="approval-headline">
+      <Outside>{approval.action}</Outside>{' '}
+      <span
+        class={`badge ${dryRun ? 'status-neutral' : `status-${approval.status}`}`}
+        data-testid="approval-status"
+      >
+        <Outside>{approval.status}</Outside>
+      </span>
+      {incident && (
+        <span class="where">
+          for <Outside>{incident.alert_name}</Outside> in <Outside>{incident.namespace}</Outside> (
+          <Outside>{incident.severity}</Outside>, <Outside>{incident.status}</Outside>)
+        </span>
+      )}
+    </h1>
+  );
+}
+
+function Pending({ id, error }: { id: string; error: string | null }) {
+  return (
+    <section>
+      <h1>
+        Approval <Outside>{id}</Outside>
+      </h1>
+      {error ? (
+        <p class="error" role="alert">
+          <Outside>{error}</Outside>
+        </p>
+      ) : (
+        <p class="muted">Loading…</p>
+      )}
+      <p>
+        <a href="#/">Back to Now</a>
+      </p>
+    </section>
+  );
 }
 
 export function ApprovalView({ id }: { id: string }) {
@@ -34,47 +81,30 @@ export function ApprovalView({ id }: { id: string }) {
     [id],
   );
 
-  if (error)
-    return (
-      <section>
-        <h1>
-          Approval <Outside>{id}</Outside>
-        </h1>
-        <p class="error" role="alert">
-          <Outside>{error}</Outside>
-        </p>
-        <p>
-          <a href="#/">Back to the feed</a>
-        </p>
-      </section>
-    );
-  if (!loaded)
-    return (
-      <section>
-        <h1>
-          Approval <Outside>{id}</Outside>
-        </h1>
-        <p class="muted">Loading…</p>
-      </section>
-    );
+  if (!loaded) return <Pending id={id} error={error} />;
   const { approval, operations, verdict } = loaded;
+  const notes = outcomeNotes(approval, operations);
   return (
     <div class="detail">
       <p>
-        <a href="#/">← Feed</a>
+        <a href="#/">← Now</a>
       </p>
-      <h1>
-        Approval{' '}
-        <code>
-          <Outside>{approval.id}</Outside>
-        </code>{' '}
-        <span class={`badge status-${approval.status}`} data-testid="approval-status">
-          <Outside>{approval.status}</Outside>
-        </span>
-      </h1>
+      <Headline approval={approval} dryRun={notes.dryRun} />
+      {notes.dryRun && (
+        <p class="outcome-note" data-testid="approval-dry-run">
+          <span class="badge neutral">{DRY_RUN_TEXT}</span> The dry-run executor recorded the
+          playbook&rsquo;s steps without running them.
+        </p>
+      )}
+      {notes.blocked && (
+        <p class="outcome-note" data-testid="approval-blocked">
+          {blockedText('')}
+          <Outside>{notes.blocked}</Outside>
+        </p>
+      )}
       <section class="panel" aria-labelledby="card-title">
-        <h2 id="card-title">
-          <Outside>{approval.action}</Outside>
+        <h2 id="card-title" class="visually-hidden">
+          What is asked
         </h2>
         {approval.description && (
           <p class="pre">
@@ -86,13 +116,23 @@ export function ApprovalView({ id }: { id: string }) {
           <dd>
             <Outside>{approval.risk_level}</Outside>
           </dd>
+          <dt>Signers</dt>
+          <dd>
+            <SignerProgress approval={approval} />
+          </dd>
           <dt>Requested by</dt>
           <dd>
             <Outside>{approval.requested_by}</Outside>
           </dd>
           <dt>Incident</dt>
           <dd>
-            <Outside>{approval.incident_id ?? '–'}</Outside>
+            {approval.incident_id ? <RecordLink kind="incident" id={approval.incident_id} /> : '–'}
+          </dd>
+          <dt>Approval</dt>
+          <dd class="wrap">
+            <code class="id">
+              <Outside>{approval.id}</Outside>
+            </code>
           </dd>
           <dt>Created</dt>
           <dd>{when(approval.created_at)}</dd>
@@ -140,56 +180,7 @@ export function ApprovalView({ id }: { id: string }) {
           <p class="muted">No decision yet.</p>
         )}
       </section>
-      <section aria-labelledby="oplog-title">
-        <h2 id="oplog-title">Operation log</h2>
-        {verdict && (
-          <p class={verdict.intact ? 'ok' : 'error'}>
-            {verdict.intact ? (
-              `Hash chain intact (${verdict.entries} entries checked).`
-            ) : (
-              <>
-                Hash chain broken at <Outside>{verdict.first_broken_id}</Outside>:{' '}
-                <Outside>{verdict.reason}</Outside>
-              </>
-            )}
-          </p>
-        )}
-        {operations.length ? (
-          <ol class="timeline">
-            {operations.map((entry) => (
-              <li key={entry.id}>
-                <time dateTime={entry.created_at}>{when(entry.created_at)}</time>{' '}
-                <strong>
-                  <Outside>{entry.type}</Outside>
-                </strong>{' '}
-                by <Outside>{entry.actor}</Outside>: <Outside>{entry.action_detail}</Outside>{' '}
-                {entry.success ? (
-                  <span class="badge status-approved">ok</span>
-                ) : (
-                  <span class="badge status-rejected">failed</span>
-                )}
-                {entry.error_message && (
-                  <span class="error">
-                    {' '}
-                    <Outside>{entry.error_message}</Outside>
-                  </span>
-                )}
-                <div class="hash">
-                  <code>
-                    <Outside>{entry.hash.slice(0, 16)}</Outside>
-                  </code>{' '}
-                  ←{' '}
-                  <code>
-                    <Outside>{entry.prev_hash.slice(0, 16)}</Outside>
-                  </code>
-                </div>
-              </li>
-            ))}
-          </ol>
-        ) : (
-          <p class="muted">No operations logged for this approval.</p>
-        )}
-      </section>
+      <ApprovalOperationLog operations={operations} verdict={verdict} />
     </div>
   );
 }

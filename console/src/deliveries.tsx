@@ -3,6 +3,7 @@ import { api } from './api';
 import type { ExternalEvent, ExternalEventDetail, ExternalEventPage } from './api-types';
 import { useNow } from './hooks';
 import { LinkedApproval } from './linked-approval';
+import { RecordLink } from './links';
 import { JsonText, Outside } from './outside';
 import { onFeedEvent } from './sse';
 import { age, when } from './time-text';
@@ -153,9 +154,9 @@ function StageItem({ event }: { event: ExternalEvent }) {
         </span>
         <time dateTime={event.created_at}>{when(event.created_at)}</time>
         {event.approval_id && (
-          <a href={`#/approvals/${encodeURIComponent(event.approval_id)}`}>
-            Approval <Outside>{event.approval_id}</Outside>
-          </a>
+          <span>
+            Approval <RecordLink kind="approval" id={event.approval_id} />
+          </span>
         )}
         {event.operator_id && (
           <span class="muted">

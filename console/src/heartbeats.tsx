@@ -2,6 +2,7 @@ import { useEffect } from 'preact/hooks';
 import { api } from './api';
 import type { HeartbeatPage } from './api-types';
 import { useNow } from './hooks';
+import { RecordLink } from './links';
 import { Outside } from './outside';
 import { onFeedEvent } from './sse';
 import { age, duration, timeLeft, when } from './time-text';
@@ -102,9 +103,7 @@ export function HeartbeatsView() {
                     <td>
                       <span class="cell-label">incident </span>
                       {beat.incident_id ? (
-                        <a href={`#/incidents/${encodeURIComponent(beat.incident_id)}`}>
-                          <Outside>{beat.incident_id}</Outside>
-                        </a>
+                        <RecordLink kind="incident" id={beat.incident_id} />
                       ) : (
                         <span class="muted">–</span>
                       )}

@@ -55,10 +55,9 @@ export function IncidentActions({
           </div>
         ))}
       <p class="links">
-        <a href={`#/silences?incident=${encodeURIComponent(incident.id)}`}>
+        <a class="button-link" href={`#/silences?incident=${encodeURIComponent(incident.id)}`}>
           Silence alerts like this
         </a>
-        <a href={`#/analysis?incident=${encodeURIComponent(incident.id)}`}>Analyze</a>
       </p>
     </section>
   );

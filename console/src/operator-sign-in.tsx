@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, type Operator, operator, setOperator } from './api';
+import { ApiError, api, type Operator, operator, setOperator } from './api';
 import { useWatched } from './hooks';
 import { Outside } from './outside';
 
@@ -54,6 +54,25 @@ export function OperatorSignIn({ purpose }: { purpose: string }) {
   const signedIn = useWatched(operator);
   const [id, setId] = useState('');
   const [key, setKey] = useState('');
+  const [checking, setChecking] = useState(false);
+  const [refused, setRefused] = useState<string | null>(null);
+
+  // The key is checked at once (CONTRACT, Operator console): a wrong one is refused here, in
+  // the service's words, and never stored, rather than failing later at the first move.
+  const signIn = async (candidate: Operator) => {
+    setChecking(true);
+    setRefused(null);
+    try {
+      const me = await api<{ id: string }>('/api/v1/operators/me', {
+        headers: operatorHeaders(candidate),
+      });
+      setOperator({ id: me.id, key: candidate.key });
+    } catch (reason) {
+      setRefused(reason instanceof Error ? reason.message : String(reason));
+    } finally {
+      setChecking(false);
+    }
+  };
   if (signedIn)
     return (
       <p>
@@ -77,7 +96,7 @@ export function OperatorSignIn({ purpose }: { purpose: string }) {
       aria-label="Operator sign-in"
       onSubmit={(event) => {
         event.preventDefault();
-        if (id.trim() && key) setOperator({ id: id.trim(), key });
+        if (id.trim() && key && !checking) void signIn({ id: id.trim(), key });
       }}
     >
       <p>Sign in as an operator (from OPERATOR_KEYS) to {purpose}.</p>
@@ -98,7 +117,14 @@ export function OperatorSignIn({ purpose }: { purpose: string }) {
         value={key}
         onInput={(event) => setKey(event.currentTarget.value)}
       />
-      <button type="submit">Sign in as operator</button>
+      <button type="submit" disabled={checking}>
+        Sign in as operator
+      </button>
+      {refused && (
+        <p class="error" role="alert" data-testid="sign-in-refused">
+          Sign-in refused: <Outside>{refused}</Outside>
+        </p>
+      )}
     </form>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, authHeaders, noteAccess } from './api';
 import type { FeedEvent, SignalPage } from './api-types';
 import { useNow } from './hooks';
+import { RecordLink } from './links';
 import { Outside } from './outside';
 import { onFeedEvent } from './sse';
 import { age, duration, when } from './time-text';
@@ -137,7 +138,7 @@ export function SignalsView() {
                       </span>
                       {incident && (
                         <div class="small">
-                          → <Outside>{incident}</Outside>
+                          → incident <RecordLink kind="incident" id={incident} />
                         </div>
                       )}
                     </td>

@@ -27,11 +27,6 @@ export function needsConfirmation({ risk_level, signers_needed }: Signatures): b
   return signers_needed >= 2 || risk_level === 'critical';
 }
 
-/** The question the confirmation asks, naming the action. */
-export function confirmQuestion(action: string): string[] {
-  return ['Approve the critical action ', action, '? It may change production.'];
-}
-
 /**
  * What an approve answered, in the operator's words: a signature that counts without approving
  * yet says so, and who else must sign; `signersBefore` is the count shown before the press.

@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api';
 import type { Silence } from './api-types';
+import { RecordLink } from './links';
 import { Outside, OutsideText } from './outside';
 import { matcherText } from './silence-text';
 import { age, timeLeft, when } from './time-text';
@@ -10,11 +11,18 @@ export function SilenceItem({
   silence,
   now,
   onExpired,
+  highlighted = false,
 }: {
   silence: Silence;
   now: number;
   onExpired: () => void;
+  /** Reached from a link to this silence (`#/silences?silence=<id>`): shown and marked. */
+  highlighted?: boolean;
 }) {
+  const item = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (highlighted) item.current?.scrollIntoView({ block: 'center' });
+  }, [highlighted]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const state = silence.status.state;
@@ -35,14 +43,19 @@ export function SilenceItem({
   };
 
   return (
-    <li class="card" data-silence-id={silence.id}>
+    <li
+      ref={item}
+      class={highlighted ? 'card highlighted' : 'card'}
+      data-silence-id={silence.id}
+      aria-current={highlighted ? 'true' : undefined}
+    >
       <div class="card-head">
         <span class={`badge state-${state}`} data-testid="silence-state">
           <Outside>{state}</Outside>
         </span>
-        <code class="small">
-          <Outside>{silence.id}</Outside>
-        </code>
+        <span class="small">
+          <RecordLink kind="silence" id={silence.id} />
+        </span>
         <span class="hits" data-testid="silence-muted">
           muted <span class="hit-count">{silence.silenced_alerts}</span>
           {silence.silenced_alerts === 1 ? ' alert' : ' alerts'}

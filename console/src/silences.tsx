@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api';
 import type { IncidentDetail, SilenceList } from './api-types';
-import { useNow } from './hooks';
+import { useHash, useNow } from './hooks';
+import { RecordLink } from './links';
 import { Outside } from './outside';
 import { SilenceForm } from './silence-form';
 import { SilenceItem } from './silence-item';
@@ -28,9 +29,9 @@ function NewSilence({ incidentId, onCreated }: { incidentId: string | null; onCr
     <>
       <p>
         Silencing alerts like incident{' '}
-        <a href={`#/incidents/${encodeURIComponent(data.id)}`}>
+        <RecordLink kind="incident" id={data.id}>
           <Outside>{data.alert_name}</Outside>
-        </a>{' '}
+        </RecordLink>{' '}
         (<Outside>{data.namespace}</Outside>/<Outside>{data.workload}</Outside>): its labels are the
         matchers below; remove those that should not narrow the silence.
       </p>
@@ -49,6 +50,8 @@ export function SilencesView({ incident }: { incident: string | null }) {
   const now = useNow(5000);
   const listed = useLoad(() => api<SilenceList>('/api/v1/alertmanager/api/v2/silences'), []);
   const [showForm, setShowForm] = useState(incident !== null);
+  // `#/silences?silence=<id>` (every silence id links there) marks that silence.
+  const wanted = new URLSearchParams(useHash().split('?')[1] ?? '').get('silence');
 
   useEffect(() => {
     const timer = setInterval(() => listed.reload(), REFRESH_MS);
@@ -91,18 +94,33 @@ export function SilencesView({ incident }: { incident: string | null }) {
       ) : (
         <ul class="cards grid" aria-label="Active and pending silences">
           {current.map((silence) => (
-            <SilenceItem key={silence.id} silence={silence} now={now} onExpired={listed.reload} />
+            <SilenceItem
+              key={silence.id}
+              silence={silence}
+              now={now}
+              onExpired={listed.reload}
+              highlighted={silence.id === wanted}
+            />
           ))}
         </ul>
       )}
       {expired.length > 0 && (
-        <details class="expired-silences">
+        <details
+          class="expired-silences"
+          open={expired.some((silence) => silence.id === wanted) || undefined}
+        >
           <summary>
             Expired <span class="count">{expired.length}</span>
           </summary>
           <ul class="cards grid" aria-label="Expired silences">
             {expired.map((silence) => (
-              <SilenceItem key={silence.id} silence={silence} now={now} onExpired={listed.reload} />
+              <SilenceItem
+                key={silence.id}
+                silence={silence}
+                now={now}
+                onExpired={listed.reload}
+                highlighted={silence.id === wanted}
+              />
             ))}
           </ul>
         </details>

@@ -4,7 +4,9 @@ import { httpUrl } from '../../console/src/safe-link.js';
 /** Only absolute http(s) URLs from outside become links (runbook and generator URLs). */
 describe('httpUrl', () => {
   it('keeps http and https URLs', () => {
-    expect(httpUrl('https://runbooks.example/pod-crash')).toBe('https://runbooks.example/pod-crash');
+    expect(httpUrl('https://runbooks.example/pod-crash')).toBe(
+      'https://runbooks.example/pod-crash',
+    );
     expect(httpUrl('http://prometheus:9090/graph?g0.expr=up')).toBe(
       'http://prometheus:9090/graph?g0.expr=up',
     );
