@@ -69,11 +69,14 @@ export async function createServices(
     overrides.analyzer ?? createAnalyzer(config),
     overrides.resilience,
   );
+  const metrics = createMetrics();
+  // CONTRACT, Operator console: `jobs_given_up_total`, by the queue that ran out of attempts.
+  const onGivenUp = (job: string) => metrics.jobsGivenUp.inc({ job, by: 'queue' });
   const base = {
     config,
     clock,
     log,
-    metrics: createMetrics(),
+    metrics,
     store,
     analyzer,
     experts: chooseExperts(config, analyzer),
@@ -97,7 +100,7 @@ export async function createServices(
       bus: createMemoryBus(),
       feed: createMemoryEventFeed(),
       once: createSqlOnceKeys(store, clock),
-      jobs: createSqlJobs(store, clock, log),
+      jobs: createSqlJobs(store, clock, log, { onGivenUp }),
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
       failures: createMemoryCredentialFailures(),
       dependencies: [database],
@@ -125,7 +128,7 @@ export async function createServices(
     bus,
     feed: createRedisEventFeed(redis, bus, prefix),
     once: createRedisOnceKeys(redis, prefix),
-    jobs: createBullmqJobs(config.redisUrl, prefix, log),
+    jobs: createBullmqJobs(config.redisUrl, prefix, log, { onGivenUp }),
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),
     failures: createRedisCredentialFailures(redis, prefix),
     dependencies: [

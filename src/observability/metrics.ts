@@ -21,13 +21,30 @@ export interface Metrics {
   /** Refreshes both signal gauges at each scrape; set by the intake feature, which owns them. */
   readSignalBacklog?: () => Promise<void>;
   httpRequestDuration: Histogram<'method' | 'route' | 'status_code'>;
+  /** CONTRACT, Operator console: the gauges an operator graphs, counted in the database. */
+  incidentsOpen: Gauge<'severity'>;
+  approvalsPending: Gauge;
+  outboxBacklog: Gauge;
+  heartbeatsExpired: Gauge;
+  /** Refreshes the four operator gauges at each scrape (operator-gauges.ts). */
+  readOperatorGauges?: () => Promise<void>;
+  jobsGivenUp: Counter<'job' | 'by'>;
 }
+
+/** The severities `incidents_open` always carries, 0 when there is none. */
+export const INCIDENT_SEVERITIES = ['P0', 'P1', 'P2', 'P3'] as const;
+
+/** Said by every gauge that counts rows of the shared database. */
+const GLOBAL =
+  'read from the database at each scrape (a count not read within 1 s keeps its last value); ' +
+  'a count over every replica, so all replicas report the same value';
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const collect = () => metrics.readSignalBacklog?.();
+  const collectOperator = () => metrics.readOperatorGauges?.();
   const metrics: Metrics = {
     registry,
     alertChainSuccess: new Counter({
@@ -97,6 +114,42 @@ export function createMetrics(): Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     }),
+    incidentsOpen: new Gauge({
+      name: 'incidents_open',
+      help: `Incidents open or acknowledged (not resolved), by severity P0-P3; ${GLOBAL}`,
+      labelNames: ['severity'],
+      registers,
+      collect: collectOperator,
+    }),
+    approvalsPending: new Gauge({
+      name: 'approvals_pending',
+      help: `Approvals waiting for a decision (status pending; a critical one may hold its first of two signatures); ${GLOBAL}`,
+      registers,
+      collect: collectOperator,
+    }),
+    outboxBacklog: new Gauge({
+      name: 'outbox_backlog',
+      help: `Follow-up jobs committed with their records whose job has not reported completion and was not given up: waiting to be handed to the job queue, queued, running, or handed over and waiting to be offered again; ${GLOBAL}`,
+      registers,
+      collect: collectOperator,
+    }),
+    heartbeatsExpired: new Gauge({
+      name: 'heartbeats_expired',
+      help: `Heartbeats whose expires_at passed without a beat (expired, or past due and not yet swept); ${GLOBAL}`,
+      registers,
+      collect: collectOperator,
+    }),
+    jobsGivenUp: new Counter({
+      name: 'jobs_given_up_total',
+      help:
+        'Background jobs given up, by job name and by whom: queue (the job queue ran out of attempts; ' +
+        'a follow-up job from the outbox is offered again later) or outbox (never completed after ' +
+        '10 offers, or a payload no job can run: it is not run again). Counted by the replica that ' +
+        'gave up: sum over replicas',
+      labelNames: ['job', 'by'],
+      registers,
+    }),
   };
+  for (const severity of INCIDENT_SEVERITIES) metrics.incidentsOpen.set({ severity }, 0);
   return metrics;
 }

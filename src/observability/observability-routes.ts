@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Services } from '../services.js';
+import { watchOperatorGauges } from './operator-gauges.js';
 
 /**
- * `/metrics` (Prometheus text), `/openapi.json`, and request timing by route template.
+ * `/metrics` (Prometheus text, with the operator gauges counted at each scrape), `/openapi.json`,
+ * and request timing by route template.
  * Wrapped with fastify-plugin so the timing hook sees every route, not just these.
  */
 export const observabilityRoutes = fp(
   async (app: FastifyInstance, { services }: { services: Services }) => {
     const { httpRequestDuration, registry } = services.metrics;
+    watchOperatorGauges(services);
     app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       httpRequestDuration

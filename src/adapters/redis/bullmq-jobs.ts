@@ -18,6 +18,12 @@ export interface BullmqJobsOptions {
   backoffMs?: number;
   /** How long close() waits for running handlers before dropping the connection. */
   closeTimeoutMs?: number;
+  /**
+   * Told the job's name each time one of this process's workers gives a job up: failed with
+   * no attempts left. (A job BullMQ fails because it stalled twice, its process dying while
+   * running it, is failed by a script, not a worker, and is not told.)
+   */
+  onGivenUp?: (jobName: string) => void;
 }
 
 const HOUR_S = 60 * 60;
@@ -44,6 +50,7 @@ export function createBullmqJobs(
 ): JobQueue {
   const backoffMs = options.backoffMs ?? 1000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  const onGivenUp = options.onGivenUp ?? (() => undefined);
   const bullPrefix = `${prefix}bull`;
   const registrations = new Map<string, Registration>();
   const queues = new Map<string, Queue>();
@@ -157,7 +164,11 @@ export function createBullmqJobs(
     worker.on('error', (error) => log.warn({ err: error, name }, 'jobs: worker error'));
     worker.on('failed', (job, error) => {
       const context = { err: error, job: job?.id, name, attempt: job?.attemptsMade };
-      log.warn(context, 'jobs: job failed');
+      // BullMQ sets finishedOn only when it moves the job to `failed`, not when it retries.
+      if (job?.finishedOn) {
+        log.error(context, 'jobs: job failed; no attempts left');
+        onGivenUp(name);
+      } else log.warn(context, 'jobs: job failed; will retry');
     });
     return worker;
   }

@@ -163,8 +163,8 @@ export function claimQueuedJobs(
 }
 
 /** Fails an interrupted job that has used up its starts, instead of claiming it again. */
-export async function abandonInterrupted(db: Db, seen: Candidate, now: number): Promise<void> {
-  await db
+export async function abandonInterrupted(db: Db, seen: Candidate, now: number): Promise<boolean> {
+  const result = await db
     .updateTable('jobs')
     .set({
       status: FAILED,
@@ -175,7 +175,8 @@ export async function abandonInterrupted(db: Db, seen: Candidate, now: number): 
     .where('id', '=', seen.id)
     .where('status', '=', RUNNING)
     .where('locked_until', '=', seen.locked_until)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Moves the lease on; false when it was lost (the job was taken over or changed). */

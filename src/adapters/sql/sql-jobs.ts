@@ -32,6 +32,8 @@ export interface SqlJobsOptions {
   leaseMs?: number;
   /** How long close() waits for running handlers before giving up on them. */
   closeTimeoutMs?: number;
+  /** Told the job's name each time a job is given up here: failed with no attempts left. */
+  onGivenUp?: (jobName: string) => void;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -62,6 +64,7 @@ export function createSqlJobs(
   // Renewed every third while the job runs; a dead process's job is run again 20 s later.
   const leaseMs = options.leaseMs ?? 20_000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  const onGivenUp = options.onGivenUp ?? (() => undefined);
   const db = store.db;
   const registrations = new Map<string, Registration>();
   const running = new Set<Promise<void>>();
@@ -138,8 +141,10 @@ export function createSqlJobs(
     for (const seen of found.filter((candidate) => candidate.status === RUNNING)) {
       if (closing || registration.active >= registration.concurrency) return;
       if (seen.attempts_made >= seen.max_attempts + INTERRUPTED_GRACE) {
-        await abandonInterrupted(db, seen, now);
-        log.error({ job: seen.id, name }, 'jobs: interrupted too often; marked failed');
+        if (await abandonInterrupted(db, seen, now)) {
+          log.error({ job: seen.id, name }, 'jobs: interrupted too often; marked failed');
+          onGivenUp(name);
+        }
         continue;
       }
       const job = await claimJob(db, seen, now, now + leaseMs);
@@ -178,6 +183,8 @@ export function createSqlJobs(
       if (until === undefined) return;
       const recorded = await finishes.add({ id: job.id, until, outcome });
       if (!recorded) log.warn({ job: job.id }, 'jobs: lease lost before the run ended');
+      // Counted once the failure is recorded: a run whose lease was lost is run again.
+      else if (outcome.status === FAILED) onGivenUp(job.name);
     } catch (error) {
       log.error({ err: error, job: job.id }, 'jobs: could not record the end of a run');
     }

@@ -223,3 +223,13 @@ export async function countApprovalsSince(db: Db, since: number): Promise<number
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** Approvals waiting for a decision (a critical one may already carry its first signature). */
+export async function countPendingApprovals(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('approvals')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

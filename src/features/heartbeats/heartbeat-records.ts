@@ -82,11 +82,20 @@ export function listHeartbeats(db: Db, afterName: string | undefined, limit: num
   return query.execute();
 }
 
-export async function countExpiredHeartbeats(db: Db): Promise<number> {
+/**
+ * Heartbeats missing at `now`: marked `expired`, or still `ok` but past `expires_at` and not
+ * yet reached by the sweep (it runs every few seconds).
+ */
+export async function countExpiredHeartbeats(db: Db, now: number): Promise<number> {
   const row = await db
     .selectFrom('heartbeats')
     .select((eb) => eb.fn.countAll<number>().as('expired'))
-    .where('status', '=', 'expired')
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'expired'),
+        eb.and([eb('status', '=', 'ok'), eb('expires_at', '<', now)]),
+      ]),
+    )
     .executeTakeFirst();
   return Number(row?.expired ?? 0);
 }

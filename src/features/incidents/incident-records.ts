@@ -278,3 +278,17 @@ export async function countIncidentsSince(db: Db, since: number): Promise<number
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/**
+ * CONTRACT, Operator console: `incidents_open` counts incidents `open` or `acknowledged`, per
+ * severity (the `incidents_unresolved_last_seen` index starts with `status`).
+ */
+export async function countUnresolvedBySeverity(db: Db): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('incidents')
+    .select(['severity', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', 'in', ['open', 'acknowledged'])
+    .groupBy('severity')
+    .execute();
+  return new Map(rows.map((row) => [row.severity, Number(row.n)]));
+}

@@ -132,14 +132,18 @@ export async function markOutboxCompleted(
     .execute();
 }
 
-/** Offered too often without completing: never offered again, kept with its last error. */
-export async function markOutboxGivenUp(db: Db, jobId: string, now: number): Promise<void> {
-  await db
+/**
+ * Offered too often without completing: never offered again, kept with its last error. False
+ * when the job completed meanwhile.
+ */
+export async function markOutboxGivenUp(db: Db, jobId: string, now: number): Promise<boolean> {
+  const result = await db
     .updateTable('outbox')
     .set({ gave_up_at: now, relay_after: Number.MAX_SAFE_INTEGER })
     .where('job_id', '=', jobId)
     .where('completed_at', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** The queue refused the job: the row stays, with why, and is tried again after `retryAt`. */
@@ -164,4 +168,18 @@ export async function deleteCompletedBefore(db: Db, before: number): Promise<voi
     .where('completed_at', 'is not', null)
     .where('completed_at', '<', before)
     .execute();
+}
+
+/**
+ * Rows whose job has not reported completion and was not given up: committed and waiting to
+ * be handed to the queue, queued or running, or handed over and waiting to be offered again.
+ */
+export async function countOutboxBacklog(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('outbox')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('completed_at', 'is', null)
+    .where('gave_up_at', 'is', null)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

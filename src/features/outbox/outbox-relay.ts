@@ -24,8 +24,9 @@ import {
  * (`startOutboxRelay`) hands it over later; when the queue loses it (Redis restarted without
  * persistence) or it runs out of attempts (a long outage), it is offered again RECHECK_MS
  * after its first relay (then later each time), until it completes or was relayed
- * MAX_OFFERS times, which is logged and kept. It lives beside the features rather than in the jobs adapter because it works the
- * same in front of either queue (the JobQueue port takes no transaction).
+ * MAX_OFFERS times, which is logged, counted (`jobs_given_up_total`, by `outbox`) and kept. It
+ * lives beside the features rather than in the jobs adapter because it works the same in front
+ * of either queue (the JobQueue port takes no transaction).
  */
 
 /** How long one relayer holds a row; longer than any enqueue takes. */
@@ -103,7 +104,8 @@ export async function relayFollowUpJobs(
         continue;
       }
       // Offered too often, or a payload no job could run (never written by this service).
-      await markOutboxGivenUp(store.db, row.job_id, Date.now());
+      if (!(await markOutboxGivenUp(store.db, row.job_id, Date.now()))) continue;
+      services.metrics.jobsGivenUp.inc({ job: row.job_name, by: 'outbox' });
       log.error(
         { jobId: row.job_id, offers: row.attempts, lastError: row.last_error },
         row.attempts < MAX_OFFERS
