@@ -75,7 +75,7 @@ export function TaskWatch({ taskId }: { taskId: string }) {
   }, [taskId]);
 
   return (
-    <section class="panel" aria-labelledby="task-title">
+    <section class="panel" aria-labelledby="task-title" data-task-id={taskId}>
       <h2 id="task-title">
         Task <RecordLink kind="analysis" id={taskId} />
       </h2>

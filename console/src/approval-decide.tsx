@@ -5,17 +5,14 @@ import { ConfirmDialog } from './confirm-dialog';
 import { OperatorSignIn, useOperatorMove } from './operator-sign-in';
 import { Outside } from './outside';
 import type { ApprovalPageData } from './page-types';
-import { alreadySignedText, approveAnswerText, needsConfirmation } from './signer-text';
+import {
+  alreadySignedText,
+  approveAnswerText,
+  needsConfirmation,
+  signaturesOf,
+} from './signer-text';
 
 type Decision = 'approve' | 'reject';
-
-/** The fields the signer wording needs, with the defaults of a detail that lacks them. */
-const signaturesOf = (approval: ApprovalPageData) => ({
-  risk_level: approval.risk_level,
-  signers: approval.signers ?? approval.signed_by?.length ?? 0,
-  signers_needed: approval.signers_needed ?? (approval.risk_level === 'critical' ? 2 : 1),
-  signed_by: approval.signed_by,
-});
 
 /**
  * Approve or reject as a named operator (OPERATOR_KEYS), recorded as `console_<id>`. A critical

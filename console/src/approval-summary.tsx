@@ -2,7 +2,7 @@ import { api } from './api';
 import { RecordLink } from './links';
 import { Outside } from './outside';
 import type { ApprovalPageData } from './page-types';
-import { signerProgress } from './signer-text';
+import { signaturesOf, signerProgress } from './signer-text';
 import { when } from './time-text';
 import { useLoad } from './views-common';
 
@@ -10,20 +10,12 @@ export async function loadApprovalDetail(id: string) {
   return api<ApprovalPageData>(`/api/v1/approvals/${encodeURIComponent(id)}`);
 }
 
-/** Signer progress as the detail carries it, when the service says how many are needed. */
+/** Signer progress ("1 of 2 signers: console_alice"), read from the detail on every reload. */
 export function SignerProgress({ approval }: { approval: ApprovalPageData }) {
-  if (typeof approval.signers_needed !== 'number') return null;
+  const signatures = signaturesOf(approval);
   return (
     <span class="signers" data-testid="signer-progress">
-      <OutsideSigners
-        text={signerProgress({
-          risk_level: approval.risk_level,
-          signers: approval.signers ?? 0,
-          signers_needed: approval.signers_needed,
-          signed_by: approval.signed_by,
-        })}
-        count={approval.signed_by?.length ?? 0}
-      />
+      <OutsideSigners text={signerProgress(signatures)} count={signatures.signed_by?.length ?? 0} />
     </span>
   );
 }

@@ -28,7 +28,10 @@ async function loadApproval(id: string) {
   }
 }
 
-/** The action, then what it is for: the incident's alert and namespace rather than its id. */
+/**
+ * The action, then what it is for: the incident's alert and namespace rather than its id. An
+ * execution that was a dry run is not shown as a green `executed`: nothing ran.
+ */
 function Headline({ approval, dryRun }: { approval: ApprovalPageData; dryRun: boolean }) {
   const { incident } = approval;
   return (
@@ -85,11 +88,11 @@ export function ApprovalView({ id }: { id: string }) {
   const { approval, operations, verdict } = loaded;
   const notes = outcomeNotes(approval, operations);
   return (
-    <div class="detail">
+    <div class="detail" data-approval-id={approval.id}>
       <p>
         <a href="#/">← Now</a>
       </p>
-      <Headline approval={approval} dryRun={notes.dryRun} />
+      <Headline approval={approval} dryRun={notes.dryRun && approval.status === 'executed'} />
       {notes.dryRun && (
         <p class="outcome-note" data-testid="approval-dry-run">
           <span class="badge neutral">{DRY_RUN_TEXT}</span> The dry-run executor recorded the
@@ -102,7 +105,7 @@ export function ApprovalView({ id }: { id: string }) {
           <Outside>{notes.blocked}</Outside>
         </p>
       )}
-      <section class="panel" aria-labelledby="card-title">
+      <section class="panel facts-panel" aria-labelledby="card-title">
         <h2 id="card-title" class="visually-hidden">
           What is asked
         </h2>

@@ -55,3 +55,33 @@ export function alreadySignedText(detail: string): string | null {
   if (!match) return null;
   return `Already signed by ${match[1]}: your signature counts once. A different operator must sign to approve.`;
 }
+
+/** An approval as the page reads it: the signature fields may be absent from older answers. */
+export interface ApprovalLike {
+  risk_level: string;
+  signers?: number;
+  signers_needed?: number;
+  signed_by?: string[];
+  decisions: { actor: string; decision: string }[];
+}
+
+/**
+ * The signatures of an approval: the service's own fields when it sends them, else what its
+ * decisions show (each distinct approver once, in order; critical needs two).
+ */
+export function signaturesOf(approval: ApprovalLike): Signatures {
+  const approvers = [
+    ...new Set(
+      approval.decisions
+        .filter((decision) => decision.decision === 'approve')
+        .map((decision) => decision.actor),
+    ),
+  ];
+  const signed_by = approval.signed_by ?? approvers;
+  return {
+    risk_level: approval.risk_level,
+    signers: approval.signers ?? signed_by.length,
+    signers_needed: approval.signers_needed ?? (approval.risk_level === 'critical' ? 2 : 1),
+    signed_by,
+  };
+}

@@ -3,6 +3,7 @@ import {
   alreadySignedText,
   approveAnswerText,
   needsConfirmation,
+  signaturesOf,
   signerProgress,
 } from '../../console/src/signer-text.js';
 
@@ -54,5 +55,33 @@ describe('signer wording', () => {
       'Already signed by console_alice: your signature counts once. A different operator must sign to approve.',
     );
     expect(alreadySignedText('Approval already expired')).toBeNull();
+  });
+
+  it('reads the signatures from the service, else from the decisions', () => {
+    const decisions = [
+      { actor: 'console_alice', decision: 'approve' },
+      { actor: 'console_alice', decision: 'approve' },
+      { actor: 'chat_7', decision: 'reject' },
+      { actor: 'console_bob', decision: 'approve' },
+    ];
+    expect(signaturesOf({ risk_level: 'critical', decisions })).toEqual({
+      risk_level: 'critical',
+      signers: 2,
+      signers_needed: 2,
+      signed_by: ['console_alice', 'console_bob'],
+    });
+    expect(signaturesOf({ risk_level: 'low', decisions: [] })).toMatchObject({
+      signers: 0,
+      signers_needed: 1,
+    });
+    expect(
+      signaturesOf({
+        risk_level: 'high',
+        signers: 1,
+        signers_needed: 2,
+        signed_by: ['ops-alice'],
+        decisions: [],
+      }),
+    ).toEqual({ risk_level: 'high', signers: 1, signers_needed: 2, signed_by: ['ops-alice'] });
   });
 });
