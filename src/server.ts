@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { loadConfigOrExit } from './config.js';
 import { consoleRoot } from './features/console/console-routes.js';
 import { startupSummary } from './observability/startup-summary.js';
+import { warnUnauthenticatedEndpoints } from './observability/unset-secrets.js';
 
 async function main() {
   const config = loadConfigOrExit();
@@ -33,6 +34,12 @@ async function main() {
     else app.log.info({ startup: summary.fields }, `started: ${summary.headline}`);
   } catch (error) {
     app.log.warn({ err: error, address }, 'started, but the start-up summary failed');
+  }
+  // CONTRACT, Operator console: seen at LOG_LEVEL=warn too, one line each, whatever the summary did.
+  try {
+    warnUnauthenticatedEndpoints(config, app.log);
+  } catch (error) {
+    app.log.warn({ err: error }, 'started, but the unset secrets were not listed');
   }
 }
 

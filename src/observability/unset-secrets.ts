@@ -4,6 +4,11 @@ import type { Config } from '../config.js';
 export interface UnsetSecret {
   variables: string[];
   meaning: string;
+  /**
+   * An endpoint answers anyone without this secret (CONTRACT, Operator console: a `warn` line
+   * each). False where the endpoint refuses instead, or where nothing is received (integrations).
+   */
+  unauthenticated: boolean;
 }
 
 type Entry = UnsetSecret | undefined;
@@ -20,21 +25,15 @@ export function unsetSecrets(config: Config): UnsetSecret[] {
   const prod = config.appEnv === 'prod';
   const entries: Entry[] = [
     webhookSecret(config, prod),
-    config.receiverTokens?.length
-      ? undefined
-      : unset(
-          ['RECEIVER_TOKENS'],
-          prod
-            ? 'POST /api/v1/webhooks/alertmanager refuses every delivery (401)'
-            : `POST /api/v1/webhooks/alertmanager accepts deliveries without a token from ${OPEN}`,
-        ),
+    receiverTokens(config, prod),
     config.errtrackerClientSecret
       ? undefined
       : unset(
           ['ERRTRACKER_CLIENT_SECRET'],
           prod
             ? 'POST /api/v1/webhooks/errtracker/error refuses every delivery (401) except canaries sent with operator keys'
-            : 'error-tracker signatures (errtracker-hook-signature) are not checked; canaries need operator keys',
+            : `error-tracker signatures (errtracker-hook-signature) are not checked: POST /api/v1/webhooks/errtracker/error takes issues from ${OPEN}; canaries need operator keys`,
+          !prod,
         ),
     trackerComments(config),
     ...chat(config),
@@ -45,6 +44,7 @@ export function unsetSecrets(config: Config): UnsetSecret[] {
           prod
             ? 'POST /api/v1/chatops/webhook refuses every delivery (long polling is not affected)'
             : `POST /api/v1/chatops/webhook takes chat updates from ${OPEN}`,
+          !prod,
         ),
     consoleToken(config, prod),
     operatorKeys(config),
@@ -55,8 +55,19 @@ export function unsetSecrets(config: Config): UnsetSecret[] {
   return entries.filter((entry): entry is UnsetSecret => entry !== undefined);
 }
 
-function unset(variables: string[], meaning: string): UnsetSecret {
-  return { variables, meaning };
+function unset(variables: string[], meaning: string, unauthenticated = false): UnsetSecret {
+  return { variables, meaning, unauthenticated };
+}
+
+/** The lines an operator must not miss, whatever LOG_LEVEL keeps of the start-up summary. */
+export function warnUnauthenticatedEndpoints(
+  config: Config,
+  log: { warn(fields: object, message: string): void },
+): void {
+  for (const { variables, meaning, unauthenticated } of unsetSecrets(config)) {
+    if (!unauthenticated) continue;
+    for (const variable of variables) log.warn({ variable }, `${variable} is unset: ${meaning}`);
+  }
 }
 
 function webhookSecret(config: Config, prod: boolean): Entry {
@@ -68,6 +79,21 @@ function webhookSecret(config: Config, prod: boolean): Entry {
     prod
       ? `${routes} refuse every delivery (401)`
       : `signatures on ${routes} are not checked: ${OPEN} can send alerts and signals`,
+    !prod,
+  );
+}
+
+function receiverTokens(config: Config, prod: boolean): Entry {
+  if (config.receiverTokens?.length) return undefined;
+  // Every route authenticated as the native receiver (receiver-routes.ts's guard).
+  const routes =
+    'POST /api/v1/webhooks/alertmanager (and /api/v1/alertmanager/api/v2/alerts, /api/v1/heartbeats/{name})';
+  return unset(
+    ['RECEIVER_TOKENS'],
+    prod
+      ? `${routes} refuses every delivery (401)`
+      : `${routes} accepts deliveries without a token from ${OPEN}`,
+    !prod,
   );
 }
 
@@ -106,12 +132,16 @@ function chat(config: Config): Entry[] {
 
 function consoleToken(config: Config, prod: boolean): Entry {
   if (config.consoleToken) return undefined;
-  const writes = 'POST /api/v1/agents/analyze and the POST readbacks';
+  // Guarded by requireConsoleToken alone, which lets everything through without a token, in
+  // `prod` too: only the read API is closed there (access-guards.ts).
+  const writes =
+    'POST /api/v1/agents/analyze, the POST readbacks and DELETE /api/v1/heartbeats/{name}';
   return unset(
     ['CONSOLE_TOKEN'],
     prod
       ? `the read API answers 403, so the console shows no data; ${writes} are open to ${OPEN}`
-      : `the read API, the console's data, test push, ${writes} are open to ${OPEN}`,
+      : `the read API, silences, the console's data, test push, ${writes} are open to ${OPEN}`,
+    true,
   );
 }
 

@@ -14,14 +14,14 @@ const ADDRESS = 'http://127.0.0.1:8080';
 const UNSET_MEANINGS: Record<AppEnv | 'other', Record<string, RegExp>> = {
   prod: {
     WEBHOOK_SECRET: /webhooks\/alerts and .*webhooks\/signals refuse every delivery/,
-    RECEIVER_TOKENS: /alertmanager refuses every delivery/,
+    RECEIVER_TOKENS: /webhooks\/alertmanager .*heartbeats.* refuses every delivery/,
     ERRTRACKER_CLIENT_SECRET: /errtracker\/error refuses every delivery/,
     CHAT_WEBHOOK_SECRET: /chatops\/webhook refuses every delivery/,
     CONSOLE_TOKEN: /read API answers 403/,
   },
   other: {
     WEBHOOK_SECRET: /signatures on .*webhooks\/alerts and .*webhooks\/signals are not checked/,
-    RECEIVER_TOKENS: /alertmanager accepts deliveries without a token/,
+    RECEIVER_TOKENS: /webhooks\/alertmanager .*heartbeats.* accepts deliveries without a token/,
     ERRTRACKER_CLIENT_SECRET: /signatures \(errtracker-hook-signature\) are not checked/,
     CHAT_WEBHOOK_SECRET: /chatops\/webhook takes chat updates from anyone/,
     CONSOLE_TOKEN: /read API, .* are open to anyone/,
