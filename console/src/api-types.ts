@@ -80,7 +80,13 @@ export interface FeedEvent {
   fingerprint?: string;
   severity?: string;
   namespace?: string;
+  /** incident.created: enough to show the incident without reading it */
+  alert_name?: string;
+  workload?: string;
   hit_count?: number;
+  /** approval.created: what it would do, and how risky that is */
+  action?: string;
+  risk_level?: string;
   status?: string;
   decision?: string;
   actor?: string;

@@ -1,15 +1,14 @@
-import type { FeedApproval, Incident } from './api-types';
-import { describeApproval, describeIncident } from './feed-text';
+import type { Incident } from './api-types';
+import { describeIncident } from './feed-text';
+import { RecordLink } from './links';
 import { Outside, OutsideText } from './outside';
-import { isolate } from './outside-text';
+import { SeverityBadge } from './severity-badge';
 
 export function IncidentCard({ incident, now }: { incident: Incident; now: number }) {
   return (
     <li class="card" data-incident-id={incident.id}>
       <div class="card-head">
-        <span class={`badge severity-${incident.severity}`}>
-          <Outside>{incident.severity}</Outside>
-        </span>
+        <SeverityBadge severity={incident.severity} />
         <span class={`badge status-${incident.status}`}>
           <Outside>{incident.status}</Outside>
         </span>
@@ -19,9 +18,9 @@ export function IncidentCard({ incident, now }: { incident: Incident; now: numbe
         </span>
       </div>
       <p class="card-title">
-        <a href={`#/incidents/${encodeURIComponent(incident.id)}`}>
+        <RecordLink kind="incident" id={incident.id}>
           <Outside>{incident.alert_name}</Outside>
-        </a>
+        </RecordLink>
       </p>
       <p class="meta">
         <OutsideText pieces={describeIncident(incident, now)} />
@@ -44,60 +43,12 @@ export function IncidentCard({ incident, now }: { incident: Incident; now: numbe
       </details>
       <p class="links">
         {incident.approval_id && (
-          <a href={`#/approvals/${encodeURIComponent(incident.approval_id)}`}>
-            Approval <Outside>{incident.approval_id}</Outside>
-          </a>
+          <span>
+            Approval <RecordLink kind="approval" id={incident.approval_id} />
+          </span>
         )}
         <a href={`#/analysis?incident=${encodeURIComponent(incident.id)}`}>Analyze</a>
       </p>
     </li>
-  );
-}
-
-export function ApprovalCard({ approval, now }: { approval: FeedApproval; now: number }) {
-  return (
-    <li class="card" data-approval-id={approval.id}>
-      <div class="card-head">
-        <a href={`#/approvals/${encodeURIComponent(approval.id)}`}>
-          <Outside>{approval.id}</Outside>
-        </a>
-        <span class={`badge status-${approval.status}`}>
-          <Outside>{approval.status}</Outside>
-        </span>
-      </div>
-      <p class="card-title">
-        <Outside>{approval.action}</Outside>
-      </p>
-      <p class="meta">
-        <OutsideText pieces={describeApproval(approval, now)} />
-      </p>
-    </li>
-  );
-}
-
-/** A filter; options are outside text, isolated as strings since an option holds no element. */
-export function Select(props: {
-  label: string;
-  id: string;
-  value: string;
-  options: string[];
-  set: (value: string) => void;
-}) {
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      <select
-        id={props.id}
-        value={props.value}
-        onChange={(event) => props.set(event.currentTarget.value)}
-      >
-        <option value="">All</option>
-        {props.options.map((option) => (
-          <option key={option} value={option}>
-            {isolate(option)}
-          </option>
-        ))}
-      </select>
-    </div>
   );
 }

@@ -1,9 +1,9 @@
 /**
- * What the feed says about events, incidents and approvals, as pieces of text: free of the DOM
- * so that Node can test the wording; `<OutsideText>` renders the pieces, isolating the outside
- * ones.
+ * What the console says about feed events and incidents, as pieces of a line: free of the DOM
+ * so that Node can test the wording. `<OutsideText>` and `<ActivityLine>` render the pieces,
+ * isolating the outside ones and making each record a link to its page.
  */
-import type { FeedApproval, FeedEvent, Incident } from './api-types.js';
+import type { FeedEvent, Incident } from './api-types.js';
 import { outside, type TextPiece } from './outside-text.js';
 import { age } from './time-text.js';
 
@@ -14,8 +14,46 @@ export function progressText(event: Progress): string {
   return `${event.progress ?? 0}% (${event.agents_completed ?? 0}/${event.total_agents ?? 0} experts)`;
 }
 
-/** One line of the activity list; every field of the event is outside text. */
-export function describeFeedEvent(event: FeedEvent): TextPiece[] {
+/** A record the line names, drawn as a link to its page: its label, or else its id. */
+export interface RecordPiece {
+  record: 'incident' | 'approval' | 'analysis' | 'silence';
+  id: string;
+  label?: TextPiece;
+}
+
+export type LinePiece = TextPiece | RecordPiece;
+
+/** What the line knows of incidents beyond the event: their names, an approval's incident. */
+export interface Names {
+  incidentName(
+    id: string | null | undefined,
+  ): { alert_name: string; namespace: string } | undefined;
+  incidentOfApproval(approvalId: string | null | undefined): string | undefined;
+}
+
+const NO_NAMES: Names = { incidentName: () => undefined, incidentOfApproval: () => undefined };
+
+/** An incident by its alert name and namespace when known, else by its id. */
+function incidentPieces(id: string | null | undefined, names: Names): LinePiece[] {
+  if (!id) return [outside('')];
+  const name = names.incidentName(id);
+  if (!name) return [{ record: 'incident', id }];
+  return [
+    { record: 'incident', id, label: outside(name.alert_name) },
+    ' in ',
+    outside(name.namespace),
+  ];
+}
+
+/** Who moved something, and where: ` by alice via console`. */
+const byWhom = (event: FeedEvent): LinePiece[] =>
+  event.channel
+    ? [' by ', outside(event.actor), ' via ', outside(event.channel)]
+    : [' by ', outside(event.actor)];
+
+/** One line of the Activity list; every field of an event is outside text. */
+export function describeFeedEvent(event: FeedEvent, names: Names = NO_NAMES): LinePiece[] {
+  const incident = () => incidentPieces(event.incident_id, names);
   switch (event.type) {
     case 'signal.handled':
       return [
@@ -23,66 +61,63 @@ export function describeFeedEvent(event: FeedEvent): TextPiece[] {
         outside(event.entry_id),
         ': ',
         outside(event.outcome),
-        ...(event.incident_id ? [' → ', outside(event.incident_id)] : []),
+        ...(event.incident_id ? [' → ', ...incident()] : []),
       ];
     case 'analysis.updated':
       return [
         'Analysis ',
-        outside(event.task_id),
+        { record: 'analysis', id: event.task_id ?? '' },
         ': ',
         outside(event.state),
         ` ${progressText(event)}`,
       ];
-    case 'approval.updated':
-      return [
-        'Approval ',
-        outside(event.approval_id),
-        ' ',
-        outside(event.status),
-        ' by ',
-        outside(event.actor),
-        ' via ',
-        outside(event.channel),
-      ];
     case 'approval.created':
       return [
         'Approval ',
-        outside(event.approval_id),
-        ' created',
-        ...(event.incident_id ? [' for ', outside(event.incident_id)] : []),
+        event.action
+          ? { record: 'approval', id: event.approval_id ?? '', label: outside(event.action) }
+          : { record: 'approval', id: event.approval_id ?? '' },
+        ...(event.risk_level ? [' (risk ', outside(event.risk_level), ')'] : []),
+        ' requested',
+        ...(event.incident_id ? [' for ', ...incident()] : []),
       ];
+    case 'approval.updated': {
+      const incidentId = names.incidentOfApproval(event.approval_id);
+      const approval: RecordPiece = { record: 'approval', id: event.approval_id ?? '' };
+      const subject: LinePiece[] = incidentId
+        ? [{ ...approval, label: 'Approval' }, ' for ', ...incidentPieces(incidentId, names)]
+        : ['Approval ', approval];
+      return [...subject, ' ', outside(event.status), ...byWhom(event)];
+    }
     case 'incident.created':
-      return [
-        'Incident ',
-        outside(event.incident_id),
-        ' (',
-        outside(event.severity),
-        ', ',
-        outside(event.namespace),
-        ')',
-      ];
+      return ['New ', outside(event.severity), ' incident ', ...incidentCreated(event, names)];
     case 'incident.acknowledged':
     case 'incident.resolved':
     case 'incident.reopened':
-      return [
-        'Incident ',
-        outside(event.incident_id),
-        ` ${event.type.slice('incident.'.length)} by `,
-        outside(event.actor),
-      ];
+      return [...incident(), ` ${event.type.slice('incident.'.length)}`, ...byWhom(event)];
     case 'silence.created':
     case 'silence.expired':
       return [
         'Silence ',
-        outside(event.silence_id),
-        ` ${event.type.slice('silence.'.length)} by `,
-        outside(event.actor),
+        { record: 'silence', id: event.silence_id ?? '' },
+        ` ${event.type.slice('silence.'.length)}`,
+        ...byWhom(event),
       ];
     case 'incident.converged':
-      return ['Incident ', outside(event.incident_id), ` hit ${event.hit_count ?? ''} times`];
+      return [...incident(), ` hit ${event.hit_count ?? ''} times`];
     default:
       return [outside(event.type)];
   }
+}
+
+/** A new incident names itself: its event carries the alert name and namespace. */
+function incidentCreated(event: FeedEvent, names: Names): LinePiece[] {
+  if (!event.alert_name) return incidentPieces(event.incident_id, names);
+  return [
+    { record: 'incident', id: event.incident_id ?? '', label: outside(event.alert_name) },
+    ' in ',
+    outside(event.namespace),
+  ];
 }
 
 /** An incident card's meta line: where, what, and when first and last seen. */
@@ -94,18 +129,5 @@ export function describeIncident(incident: Incident, now: number): TextPiece[] {
     ' · ',
     outside(incident.alert_type),
     ` · first ${age(incident.first_seen, now)} ago · last ${age(incident.last_seen, now)} ago`,
-  ];
-}
-
-/**
- * An approval card's meta line. Only a listed approval knows its signers: one read alone
- * (after an update) says nothing of them.
- */
-export function describeApproval(approval: FeedApproval, now: number): TextPiece[] {
-  return [
-    'risk ',
-    outside(approval.risk_level),
-    'signers_needed' in approval ? ` · ${approval.signers}/${approval.signers_needed} signers` : '',
-    ` · updated ${age(approval.updated_at, now)} ago`,
   ];
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { Watched } from './api';
 
 export function useWatched<T>(watched: Watched<T>): T {
@@ -25,4 +25,21 @@ export function useHash(): string {
     return () => removeEventListener('hashchange', onChange);
   }, []);
   return hash;
+}
+
+/**
+ * A redraw that many calls within `ms` share: events of a storm change the data at once but
+ * redraw the view once per window, so the page stays responsive (issue 25, storm-proof feed).
+ */
+export function useCoalescedRedraw(ms = 250): () => void {
+  const [, setTick] = useState(0);
+  const timer = useRef<ReturnType<typeof setTimeout>>();
+  useEffect(() => () => clearTimeout(timer.current), []);
+  return useCallback(() => {
+    if (timer.current !== undefined) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      setTick((tick) => tick + 1);
+    }, ms);
+  }, [ms]);
 }

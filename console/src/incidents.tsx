@@ -1,10 +1,14 @@
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
 import type { IncidentPage } from './api-types';
+import { throttled } from './batch-loader';
 import { IncidentCard } from './feed-items';
 import { useNow } from './hooks';
 import { onFeedEvent } from './sse';
 import { Loading, useLoad } from './views-common';
+
+/** A storm of events reads the list again at most this often, not once per event. */
+const RELOAD_EVERY_MS = 2000;
 
 /** CONTRACT, Incident lifecycle: the statuses the list filters by. */
 const STATUSES = ['open', 'acknowledged', 'resolved'] as const;
@@ -22,13 +26,16 @@ export function IncidentsView({ status }: { status: string | null }) {
     [chosen],
   );
 
-  useEffect(
-    () =>
-      onFeedEvent((event) => {
-        if (event.type.startsWith('incident.')) listed.reload();
-      }),
-    [],
-  );
+  useEffect(() => {
+    const reload = throttled(listed.reload, RELOAD_EVERY_MS);
+    const off = onFeedEvent((event) => {
+      if (event.type.startsWith('incident.')) reload.call();
+    });
+    return () => {
+      off();
+      reload.stop();
+    };
+  }, []);
 
   return (
     <section aria-labelledby="incidents-title">
@@ -50,6 +57,9 @@ export function IncidentsView({ status }: { status: string | null }) {
           </select>
         </div>
       </form>
+      <p class="muted">
+        By urgency, by search or over a time range: <a href="#/">the Now view</a>.
+      </p>
       <h2>
         {chosen ? `${chosen[0]?.toUpperCase()}${chosen.slice(1)}` : 'All'}, newest first{' '}
         <span class="count">{listed.data?.items.length ?? ''}</span>

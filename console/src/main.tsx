@@ -1,16 +1,18 @@
 import { type JSX, render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { ProdClosed, TokenSignIn } from './access';
+import { ActivityView } from './activity';
+import './activity-feed';
 import { AnalysisView } from './analysis';
 import { access, signInCount } from './api';
 import { ApprovalView } from './approval';
 import { DeliveriesView } from './deliveries';
-import { FeedView } from './feed';
 import { HeartbeatsView } from './heartbeats';
 import { useHash, useWatched } from './hooks';
 import { IncidentView } from './incident';
 import { IncidentsView } from './incidents';
 import { InventoryView } from './inventory';
+import { NowView } from './now';
 import { ReadbackDocumentView, ReadbacksView } from './readbacks';
 import { type Matches, matchRoute, type NavEntry, type ViewName } from './route-match';
 import { SceneView } from './scene';
@@ -19,11 +21,13 @@ import { SilencesView } from './silences';
 import { feedState, startFeed } from './sse';
 import './styles.css';
 import './lifecycle.css';
+import './severity.css';
+import './now.css';
 
 /** The view drawn for each route of the table in route-match.ts. */
 const VIEWS: { [V in ViewName]: (match: Matches[V]) => JSX.Element } = {
-  now: () => <FeedView />,
-  activity: () => <FeedView />,
+  now: ({ query }) => <NowView query={query} />,
+  activity: () => <ActivityView />,
   incidents: ({ query }) => <IncidentsView status={query.get('status')} />,
   incident: ({ params }) => <IncidentView id={params.id} />,
   silences: ({ query }) => <SilencesView incident={query.get('incident')} />,

@@ -1,0 +1,135 @@
+/**
+ * The incidents of the Now view. Unfiltered (the unresolved ones by urgency) the list follows
+ * the feed from each event's own fields, reading only incidents it does not hold, in batches;
+ * a search or a time range shows what the service answered, with live counts and statuses on
+ * the rows shown and an offer to read again when new incidents arrive.
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { activityChanged, activityLog } from './activity-feed';
+import { ApiError, api, signInCount } from './api';
+import type { IncidentPage } from './api-types';
+import { batchLoader } from './batch-loader';
+import { useCoalescedRedraw, useWatched } from './hooks';
+import { type IncidentRow, IncidentStore } from './incident-store';
+import { incidentsPath, isLive, keeps, type NowFilters, PAGE_SIZE } from './now-query';
+import { onFeedEvent } from './sse';
+
+/** The Now view holds at most this many incidents beyond those paged in by hand. */
+const HELD = 500;
+
+export interface NowIncidents {
+  rows: IncidentRow[];
+  /** Whether more can be shown: held rows past those shown, or a next page. */
+  more: boolean;
+  showMore(): void;
+  loading: boolean;
+  error: string | null;
+  /** Incidents opened since a searched list was read (it does not follow the feed). */
+  arrived: number;
+  reload(): void;
+}
+
+/** Rows read from the service also name their incidents in the Activity list. */
+function remember(rows: IncidentRow[]) {
+  for (const row of rows) {
+    activityLog.noteIncident(row.id, {
+      alert_name: row.alert_name,
+      namespace: row.namespace,
+      severity: row.severity,
+    });
+  }
+  activityChanged();
+}
+
+const errorText = (reason: unknown) => (reason instanceof Error ? reason.message : String(reason));
+
+export function useNowIncidents(filters: NowFilters): NowIncidents {
+  const live = isLive(filters);
+  const key = incidentsPath(filters);
+  const signIns = useWatched(signInCount);
+  const redraw = useCoalescedRedraw();
+  const store = useMemo(() => new IncidentStore(HELD), [key, signIns]);
+  /** The service's order of a searched list (live lists are ranked here). */
+  const order = useRef<string[]>([]);
+  const cursor = useRef<string | null>(null);
+  const [shown, setShown] = useState(PAGE_SIZE);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [arrived, setArrived] = useState(0);
+  const [reads, setReads] = useState(0);
+
+  const readPage = async (from: string | null) => {
+    setLoading(true);
+    try {
+      const page = await api<IncidentPage>(incidentsPath(filters, from));
+      store.merge(page.items);
+      const ids = page.items.map((item) => item.id);
+      order.current = from ? [...order.current, ...ids] : ids;
+      cursor.current = page.next_cursor;
+      setError(null);
+      remember(page.items);
+    } catch (reason) {
+      if (!(reason instanceof ApiError && [401, 403].includes(reason.status))) {
+        setError(errorText(reason));
+      }
+    } finally {
+      setLoading(false);
+      redraw();
+    }
+  };
+
+  useEffect(() => {
+    setShown(PAGE_SIZE);
+    setArrived(0);
+    cursor.current = null;
+    order.current = [];
+    void readPage(null);
+  }, [store, reads]);
+
+  useEffect(() => {
+    const loader = batchLoader<IncidentRow>({
+      load: async (ids) =>
+        (await api<IncidentPage>(`/api/v1/incidents?ids=${ids.join(',')}&limit=${ids.length}`))
+          .items,
+      onLoaded: (items) => {
+        store.merge(items);
+        remember(items);
+        redraw();
+      },
+    });
+    const off = onFeedEvent((event) => {
+      if (!event.type.startsWith('incident.')) return;
+      if (!live) {
+        // A searched list keeps its rows current; a new incident only offers a new read.
+        if (event.type === 'incident.created') setArrived((count) => count + 1);
+        else if (store.apply(event) === 'changed') redraw();
+        return;
+      }
+      const applied = store.apply(event);
+      if (applied === 'unknown' && event.incident_id) loader.want(event.incident_id);
+      if (applied === 'changed') redraw();
+    });
+    return () => {
+      off();
+      loader.stop();
+    };
+  }, [store, live]);
+
+  if (live) store.trim(Math.max(HELD, shown + PAGE_SIZE));
+  const all = live
+    ? store.ranked((row) => keeps(filters, row))
+    : order.current.flatMap((id) => store.get(id) ?? []);
+  return {
+    rows: all.slice(0, shown),
+    more: all.length > shown || cursor.current !== null,
+    showMore: () => {
+      setShown((count) => count + PAGE_SIZE);
+      // The next page is read once the rows held run out (a live list holds more than it shows).
+      if (all.length < shown + PAGE_SIZE && cursor.current) void readPage(cursor.current);
+    },
+    loading,
+    error,
+    arrived,
+    reload: () => setReads((count) => count + 1),
+  };
+}
