@@ -1,28 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import type { ApprovalDetail, ApprovalSummary, Incident } from '../../console/src/api-types.js';
+import type { Incident } from '../../console/src/api-types.js';
 import {
-  describeApproval,
   describeFeedEvent,
   describeIncident,
+  type LinePiece,
+  type Names,
   progressText,
 } from '../../console/src/feed-text.js';
-import type { TextPiece } from '../../console/src/outside-text.js';
 
 /**
- * What the feed says about events, incidents and approvals. Outside text is shown here in
- * [brackets]: each bracket is a piece the page isolates, so its words never mix with the page's.
+ * What the console says about events and incidents. Outside text is shown here in [brackets]:
+ * each bracket is a piece the page isolates, so its words never mix with the page's. A record
+ * is shown as <kind:id|label>: the page draws it as a link to the record's page.
  */
-const shown = (pieces: TextPiece[]) =>
-  pieces.map((piece) => (typeof piece === 'string' ? piece : `[${piece.outside}]`)).join('');
+const shown = (pieces: LinePiece[]) =>
+  pieces
+    .map((piece) => {
+      if (typeof piece === 'string') return piece;
+      if ('outside' in piece) return `[${piece.outside}]`;
+      const label = piece.label === undefined ? '' : shown([piece.label]);
+      return `<${piece.record}:${piece.id}${label ? `|${label}` : ''}>`;
+    })
+    .join('');
 
 const AT = '2026-11-22T12:00:00.000Z';
 const NOW = Date.parse(AT);
+
+/** What the Activity list knows from earlier events: one named incident, one approval of it. */
+const names: Names = {
+  incidentName: (id) =>
+    id === 'inc-1' ? { alert_name: 'DiskFull', namespace: 'prod' } : undefined,
+  incidentOfApproval: (id) => (id === 'apr-1' ? 'inc-1' : undefined),
+};
 
 describe('describeFeedEvent', () => {
   it.each([
     [
       { type: 'signal.handled', entry_id: '1-0', outcome: 'created', incident_id: 'inc-1' },
-      'Signal [1-0]: [created] → [inc-1]',
+      'Signal [1-0]: [created] → <incident:inc-1|[DiskFull]> in [prod]',
+    ],
+    [
+      { type: 'signal.handled', entry_id: '1-0', outcome: 'created', incident_id: 'inc-9' },
+      'Signal [1-0]: [created] → <incident:inc-9>',
     ],
     [{ type: 'signal.handled', entry_id: '1-0', outcome: 'dropped' }, 'Signal [1-0]: [dropped]'],
     [
@@ -34,11 +53,11 @@ describe('describeFeedEvent', () => {
         agents_completed: 2,
         total_agents: 4,
       },
-      'Analysis [t-1]: [RUNNING] 50% (2/4 experts)',
+      'Analysis <analysis:t-1>: [RUNNING] 50% (2/4 experts)',
     ],
     [
       { type: 'analysis.updated', task_id: 't-1', state: 'PENDING' },
-      'Analysis [t-1]: [PENDING] 0% (0/0 experts)',
+      'Analysis <analysis:t-1>: [PENDING] 0% (0/0 experts)',
     ],
     [
       {
@@ -48,50 +67,85 @@ describe('describeFeedEvent', () => {
         actor: 'console_alice',
         channel: 'console',
       },
-      'Approval [apr-1] [approved] by [console_alice] via [console]',
+      '<approval:apr-1|Approval> for <incident:inc-1|[DiskFull]> in [prod] [approved] by [console_alice] via [console]',
     ],
     [
-      { type: 'approval.created', approval_id: 'apr-1', incident_id: 'inc-1' },
-      'Approval [apr-1] created for [inc-1]',
+      {
+        type: 'approval.updated',
+        approval_id: 'apr-9',
+        status: 'expired',
+        actor: 'timeout',
+      },
+      'Approval <approval:apr-9> [expired] by [timeout]',
+    ],
+    [
+      {
+        type: 'approval.created',
+        approval_id: 'apr-1',
+        incident_id: 'inc-1',
+        action: 'restart_pod',
+        risk_level: 'critical',
+      },
+      'Approval <approval:apr-1|[restart_pod]> (risk [critical]) requested for <incident:inc-1|[DiskFull]> in [prod]',
     ],
     [
       { type: 'approval.created', approval_id: 'apr-1', incident_id: null },
-      'Approval [apr-1] created',
+      'Approval <approval:apr-1> requested',
+    ],
+    [
+      {
+        type: 'incident.created',
+        incident_id: 'inc-2',
+        severity: 'P0',
+        namespace: 'shop',
+        alert_name: 'KubeDown',
+      },
+      'New [P0] incident <incident:inc-2|[KubeDown]> in [shop]',
     ],
     [
       { type: 'incident.created', incident_id: 'inc-1', severity: 'critical', namespace: 'prod' },
-      'Incident [inc-1] ([critical], [prod])',
+      'New [critical] incident <incident:inc-1|[DiskFull]> in [prod]',
     ],
     [
       { type: 'incident.converged', incident_id: 'inc-1', hit_count: 3 },
-      'Incident [inc-1] hit 3 times',
+      '<incident:inc-1|[DiskFull]> in [prod] hit 3 times',
     ],
     [
       { type: 'incident.acknowledged', incident_id: 'inc-1', actor: 'console_alice' },
-      'Incident [inc-1] acknowledged by [console_alice]',
+      '<incident:inc-1|[DiskFull]> in [prod] acknowledged by [console_alice]',
     ],
     [
-      { type: 'incident.resolved', incident_id: 'inc-1', actor: 'timeout' },
-      'Incident [inc-1] resolved by [timeout]',
+      { type: 'incident.resolved', incident_id: 'inc-7', actor: 'timeout' },
+      '<incident:inc-7> resolved by [timeout]',
     ],
     [
       { type: 'incident.reopened', incident_id: 'inc-1', actor: 'alert' },
-      'Incident [inc-1] reopened by [alert]',
+      '<incident:inc-1|[DiskFull]> in [prod] reopened by [alert]',
     ],
     [
       { type: 'silence.created', silence_id: 's-1', actor: 'alice' },
-      'Silence [s-1] created by [alice]',
+      'Silence <silence:s-1> created by [alice]',
     ],
     [
       { type: 'silence.expired', silence_id: 's-1', actor: 'alice' },
-      'Silence [s-1] expired by [alice]',
+      'Silence <silence:s-1> expired by [alice]',
     ],
     [{ type: 'repair.started' }, '[repair.started]'],
   ])('says %o as %s', (fields, text) => {
-    expect(shown(describeFeedEvent({ at: AT, ...fields }))).toBe(text);
+    expect(shown(describeFeedEvent({ at: AT, ...fields }, names))).toBe(text);
   });
 
-  it('keeps every field of the event in an outside piece, whatever it holds', () => {
+  it('names nothing it was not told: without names every record is its id', () => {
+    const pieces = describeFeedEvent({
+      type: 'incident.converged',
+      at: AT,
+      incident_id: 'inc-1',
+      hit_count: 2,
+    });
+    expect(shown(pieces)).toBe('<incident:inc-1> hit 2 times');
+  });
+
+  it('keeps every field of the event in an outside piece or a record, whatever it holds', () => {
     const hostile = '\u202eevil';
     const pieces = describeFeedEvent({
       type: 'approval.updated',
@@ -141,37 +195,5 @@ describe('describeIncident', () => {
     expect(shown(describeIncident(incident, NOW))).toBe(
       '[prod]/[api] · [crashloop] · first 3h 0m ago · last 1m ago',
     );
-  });
-});
-
-describe('describeApproval', () => {
-  const listed: ApprovalSummary = {
-    id: 'apr-1',
-    incident_id: 'inc-1',
-    status: 'pending',
-    risk_level: 'high',
-    action: 'rollout restart',
-    requested_by: 'system',
-    signers: 1,
-    signers_needed: 2,
-    created_at: AT,
-    updated_at: new Date(NOW - 120_000).toISOString(),
-  };
-
-  it('counts the signers of a listed approval', () => {
-    expect(shown(describeApproval(listed, NOW))).toBe('risk [high] · 1/2 signers · updated 2m ago');
-  });
-
-  it('says nothing of signers for an approval read alone, which does not carry them', () => {
-    const { signers: _signers, signers_needed: _needed, ...rest } = listed;
-    const alone: ApprovalDetail = {
-      ...rest,
-      description: '',
-      metadata: {},
-      blast_radius: {},
-      dry_run_checks: [],
-      decisions: [],
-    };
-    expect(shown(describeApproval(alone, NOW))).toBe('risk [high] · updated 2m ago');
   });
 });
