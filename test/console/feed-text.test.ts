@@ -13,7 +13,7 @@ import {
  * each bracket is a piece the page isolates, so its words never mix with the page's. A record
  * is shown as <kind:id|label>: the page draws it as a link to the record's page.
  */
-const shown = (pieces: LinePiece[]) =>
+const shown = (pieces: LinePiece[]): string =>
   pieces
     .map((piece) => {
       if (typeof piece === 'string') return piece;
