@@ -96,7 +96,8 @@ export const configVariables = {
   errtrackerApiToken: text('ERRTRACKER_API_TOKEN', { description: TRACKER_API }),
   operatorKeys: operatorKeys('OPERATOR_KEYS', {
     default: '',
-    description: '`id1:key1,id2:key2`: operators allowed to send canaries',
+    description:
+      '`id1:key1,id2:key2`: the operators who sign in to the console (the key is checked at once with `GET /api/v1/operators/me`), decide approvals and move incidents there, and send error-tracker canaries',
   }),
   chatBotToken: text('CHAT_BOT_TOKEN', { description: CHAT_BOT }),
   chatChatId: text('CHAT_CHAT_ID', { description: CHAT_BOT }),
@@ -147,7 +148,7 @@ export const configVariables = {
   }),
   consoleToken: text('CONSOLE_TOKEN', {
     description:
-      'when set, the read API, test push, `POST /agents/analyze` and the six POST readbacks need `Authorization: Bearer <token>`; unset in `prod`, the read API answers 403',
+      'when set, the read API, test push, `POST /agents/analyze`, the six POST readbacks and `DELETE /heartbeats/{name}` need `Authorization: Bearer <token>`; unset in `prod`, the read API answers 403 and the others stay open (test push aside: `prod` refuses it)',
   }),
   /** CONTRACT, Access: the `secret_token` given to the Bot API's `setWebhook`. */
   chatWebhookSecret: text('CHAT_WEBHOOK_SECRET', {
