@@ -30,6 +30,7 @@ type Method = 'get' | 'post';
 /** The responses the console reads: the name of each one's type, and the route answering it. */
 const CONSOLE_RESPONSES: ReadonlyArray<readonly [name: string, Method, path: string]> = [
   ['IncidentPage', 'get', '/api/v1/incidents'],
+  ['IncidentCounts', 'get', '/api/v1/incidents/counts'],
   ['IncidentDetail', 'get', '/api/v1/incidents/{id}'],
   ['IncidentMoveAnswer', 'post', '/api/v1/incidents/{id}/acknowledge'],
   ['SilenceList', 'get', '/api/v1/alertmanager/api/v2/silences'],
@@ -44,6 +45,7 @@ const CONSOLE_RESPONSES: ReadonlyArray<readonly [name: string, Method, path: str
   ['ExternalEventDetail', 'get', '/api/v1/external-alert-events/{id}'],
   ['SignalPage', 'get', '/api/v1/signals'],
   ['AnalysisAccepted', 'post', '/api/v1/agents/analyze'],
+  ['TaskPage', 'get', '/api/v1/agents/tasks'],
   ['TaskStatus', 'get', '/api/v1/agents/status/{task_id}'],
   ['TaskResult', 'get', '/api/v1/agents/result/{task_id}'],
   ['ReadbackCatalog', 'get', '/api/v1/readbacks'],

@@ -68,6 +68,9 @@ export const errors = {
   // CONTRACT, Silences: Alertmanager answers a refused silence with 400; `problem` is one of
   // SILENCE_PROBLEMS, a matcher's regex error, or a body validation sentence.
   silenceInvalid: (problem: string) => new HttpError(400, problem),
+  // CONTRACT, Operator console: a list filter the console sends (status, severity, q, since,
+  // until, order, ids) with a bad value is a 400; `problem` is one of QUERY_PROBLEMS.
+  badQuery: (problem: string) => new HttpError(400, problem),
   // CONTRACT, Incident lifecycle
   incidentAlreadyAcknowledged: () => new HttpError(409, 'Incident already acknowledged'),
   incidentAlreadyResolved: () => new HttpError(409, 'Incident already resolved'),
@@ -108,6 +111,20 @@ export const SILENCE_PROBLEMS = {
   noCreator: 'createdBy must not be empty',
   noComment: 'comment must not be empty',
   badFilter: (reason: string) => `Invalid filter: ${reason}`,
+} as const;
+
+/** The 400s of a list's filters, each naming the query parameter. */
+export const QUERY_PROBLEMS = {
+  notOneOf: (name: string, value: string, allowed: readonly string[]) =>
+    `${name} has ${value}, which is not one of: ${allowed.join(', ')}`,
+  noValue: (name: string) => `${name} names no value`,
+  tooManyValues: (name: string, count: number, most: number) =>
+    `${name} names ${count} values; the most is ${most}`,
+  tooLong: (name: string, length: number, most: number) =>
+    `${name} holds ${length} characters; the most is ${most}`,
+  notDateTime: (name: string) =>
+    `${name} is not an ISO 8601 date-time with a time zone, such as 2026-11-26T01:00:00Z`,
+  sinceAfterUntil: 'since is later than until',
 } as const;
 
 export const HMAC_REASONS = {

@@ -28,6 +28,17 @@ export interface components {
       /** @description pass back as cursor for the next page; null on the last page */
       next_cursor: string | null;
     };
+    IncidentCounts: {
+      /** @description incidents open or acknowledged, per severity */
+      open: {
+        P0: number;
+        P1: number;
+        P2: number;
+        P3: number;
+      };
+      /** @description incidents open or acknowledged */
+      total: number;
+    };
     IncidentDetail: {
       id: string;
       status: string;
@@ -62,6 +73,10 @@ export interface components {
       /** Format: date-time */
       resolved_at: string | null;
       reopen_count: number;
+      /** @description annotation `runbook_url`, else `runbook`, as stored (not checked to be a link); else null */
+      runbook_url: string | null;
+      /** @description the `generatorURL` of the newest recorded alert that had one, as sent; else null */
+      generator_url: string | null;
       timeline: {
         /** Format: date-time */
         at: string;
@@ -69,12 +84,32 @@ export interface components {
         event: string;
         actor: string;
       }[];
+      /** @description the latest 20 alerts, newest first */
       recent_alerts: {
         alert_id: string;
         origin: string;
         outcome: string;
         /** Format: date-time */
         received_at: string;
+        labels: {
+          [key: string]: string;
+        };
+        annotations: {
+          [key: string]: string;
+        };
+        generator_url: string | null;
+      }[];
+      /** @description silences, active or pending, whose matchers match the labels of its newest alert (with alertname, severity as sent, namespace, alert_type and workload), ending soonest first */
+      silences: {
+        id: string;
+        /** @enum {string} */
+        state: 'active' | 'pending';
+        created_by: string;
+        comment: string;
+        /** Format: date-time */
+        starts_at: string;
+        /** Format: date-time */
+        ends_at: string;
       }[];
     };
     IncidentMoveAnswer: {
@@ -111,6 +146,10 @@ export interface components {
       /** Format: date-time */
       resolved_at: string | null;
       reopen_count: number;
+      /** @description annotation `runbook_url`, else `runbook`, as stored (not checked to be a link); else null */
+      runbook_url: string | null;
+      /** @description the `generatorURL` of the newest recorded alert that had one, as sent; else null */
+      generator_url: string | null;
       timeline: {
         /** Format: date-time */
         at: string;
@@ -118,12 +157,32 @@ export interface components {
         event: string;
         actor: string;
       }[];
+      /** @description the latest 20 alerts, newest first */
       recent_alerts: {
         alert_id: string;
         origin: string;
         outcome: string;
         /** Format: date-time */
         received_at: string;
+        labels: {
+          [key: string]: string;
+        };
+        annotations: {
+          [key: string]: string;
+        };
+        generator_url: string | null;
+      }[];
+      /** @description silences, active or pending, whose matchers match the labels of its newest alert (with alertname, severity as sent, namespace, alert_type and workload), ending soonest first */
+      silences: {
+        id: string;
+        /** @enum {string} */
+        state: 'active' | 'pending';
+        created_by: string;
+        comment: string;
+        /** Format: date-time */
+        starts_at: string;
+        /** Format: date-time */
+        ends_at: string;
       }[];
     };
     SilenceList: {
@@ -195,6 +254,17 @@ export interface components {
         signers: number;
         /** @description signatures that approve it: 2 when critical */
         signers_needed: number;
+        /** @description the actors whose approval counted, in the order they signed */
+        signed_by: string[];
+        /** @description its incident; null for an approval without one (the error tracker) */
+        incident: {
+          alert_name: string;
+          namespace: string;
+          severity: string;
+          status: string;
+        } | null;
+        /** @description its latest execution was a dry run: the steps were recorded, nothing changed */
+        dry_run: boolean;
         /** Format: date-time */
         created_at: string;
         /** Format: date-time */
@@ -223,6 +293,27 @@ export interface components {
       created_at: string;
       /** Format: date-time */
       updated_at: string;
+      /** @description distinct people who approved so far */
+      signers: number;
+      /** @description signatures that approve it: 2 when critical */
+      signers_needed: number;
+      /** @description the actors whose approval counted, in the order they signed */
+      signed_by: string[];
+      /** @description its incident; null for an approval without one (the error tracker) */
+      incident: {
+        alert_name: string;
+        namespace: string;
+        severity: string;
+        status: string;
+      } | null;
+      /** @description its latest execution was a dry run: the steps were recorded, nothing changed */
+      dry_run: boolean;
+      /** @description what its auto-repair evaluation decided; null before one (or for none) */
+      auto_repair: {
+        allowed: boolean;
+        blocked_by: string | null;
+        reason: string;
+      } | null;
       decisions: {
         actor: string;
         decision: string;
@@ -356,6 +447,23 @@ export interface components {
       status: 'pending';
       message: string;
       estimated_seconds: number;
+    };
+    TaskPage: {
+      items: {
+        task_id: string;
+        incident_id: string | null;
+        /** @description `manual` for POST /agents/analyze */
+        trigger: string;
+        /** @description PENDING, RUNNING, COMPLETED or FAILED */
+        state: string;
+        progress: number;
+        /** Format: date-time */
+        created_at: string;
+        /** Format: date-time */
+        completed_at: string | null;
+      }[];
+      /** @description pass back as cursor for the next page; null on the last page */
+      next_cursor: string | null;
     };
     TaskStatus: {
       task_id: string;
@@ -579,6 +687,7 @@ export interface components {
   pathItems: never;
 }
 export type IncidentPage = components['schemas']['IncidentPage'];
+export type IncidentCounts = components['schemas']['IncidentCounts'];
 export type IncidentDetail = components['schemas']['IncidentDetail'];
 export type IncidentMoveAnswer = components['schemas']['IncidentMoveAnswer'];
 export type SilenceList = components['schemas']['SilenceList'];
@@ -593,6 +702,7 @@ export type ExternalEventPage = components['schemas']['ExternalEventPage'];
 export type ExternalEventDetail = components['schemas']['ExternalEventDetail'];
 export type SignalPage = components['schemas']['SignalPage'];
 export type AnalysisAccepted = components['schemas']['AnalysisAccepted'];
+export type TaskPage = components['schemas']['TaskPage'];
 export type TaskStatus = components['schemas']['TaskStatus'];
 export type TaskResult = components['schemas']['TaskResult'];
 export type ReadbackCatalog = components['schemas']['ReadbackCatalog'];

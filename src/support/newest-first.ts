@@ -83,7 +83,8 @@ export interface Listing<Row, Column extends keyof Row & string, Item> {
 }
 
 /**
- * One page of `table`, newest first: rows before the cursor, equal to every given filter,
+ * One page of `table`, newest first: rows before the cursor, equal to every given filter
+ * (or to one of its values, for a list),
  * shown through `listing.viewsOf` within the page's byte budget.
  * The one listing code path of the read API.
  */
@@ -94,7 +95,9 @@ export async function listNewestFirst<
 >(
   db: Db,
   table: T,
-  filters: Partial<Record<keyof Selectable<Tables[T]> & string, string | undefined>>,
+  filters: Partial<
+    Record<keyof Selectable<Tables[T]> & string, string | readonly string[] | undefined>
+  >,
   page: { limit?: number; cursor?: string },
   listing: Listing<Selectable<Tables[T]>, Column, Item>,
 ): Promise<Page<Item>> {
@@ -108,7 +111,11 @@ export async function listNewestFirst<
     : base.selectAll();
   if (before !== undefined) select = select.where('seq', '<', before);
   for (const [column, value] of Object.entries(filters)) {
-    if (value !== undefined) select = select.where(column, '=', value);
+    if (value === undefined) continue;
+    // A list is any of its values (the read API's batch reads by id).
+    select = Array.isArray(value)
+      ? select.where(column, 'in', value)
+      : select.where(column, '=', value);
   }
   const rows = (await select
     .orderBy('seq', 'desc')

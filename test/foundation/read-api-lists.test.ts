@@ -229,6 +229,10 @@ describe.each(backends())('read API lists on %s', async (backend) => {
           requested_by: 'errtracker-webhook',
           signers: 1,
           signers_needed: 2,
+          signed_by: ['alice'],
+          // Its incident id names no incident.
+          incident: null,
+          dry_run: false,
           created_at: '2026-11-22T01:02:03.000Z',
           updated_at: '2026-11-22T01:02:03.000Z',
         },

@@ -108,6 +108,7 @@ describe('fromAlertmanager', () => {
       },
       status: 'firing',
       starts_at: '2024-05-01T08:00:00.000Z',
+      generator_url: 'http://prometheus.monitoring:9090/graph?g0.expr=...',
     });
     expect(alerts[1]).toMatchObject({
       status: 'resolved',
@@ -221,6 +222,34 @@ describe('fromAlertmanager', () => {
     expect(alert).not.toHaveProperty('rule_type');
     expect(alert).not.toHaveProperty('alert_type');
     expect(alert).not.toHaveProperty('starts_at');
+    expect(alert).not.toHaveProperty('generator_url');
+  });
+
+  it.each<[string, unknown, string | undefined]>([
+    [
+      'kept as sent, trimmed',
+      ' https://grafana.example/alerting/grafana/abc/view ',
+      'https://grafana.example/alerting/grafana/abc/view',
+    ],
+    [
+      'not a link: still kept (the console renders only http(s) links)',
+      'javascript:alert(1)',
+      'javascript:alert(1)',
+    ],
+    [
+      '2048 characters',
+      `https://g.example/${'x'.repeat(2048 - 18)}`,
+      `https://g.example/${'x'.repeat(2048 - 18)}`,
+    ],
+    ['longer: dropped', `https://g.example/${'x'.repeat(2048 - 17)}`, undefined],
+    ['empty: dropped', '  ', undefined],
+    ['a number: dropped', 42, undefined],
+    ['an object: dropped', { href: 'https://g.example' }, undefined],
+  ])('generatorURL %s', (_case, generatorURL, expected) => {
+    const [alert] = fromAlertmanager({
+      alerts: [{ labels: { alertname: 'A' }, generatorURL }],
+    }).alerts;
+    expect(alert?.generator_url).toBe(expected);
   });
 
   it.each<[string, unknown, number, number]>([

@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
-import { requireConsoleToken } from '../../http/access-guards.js';
+import { requireConsoleToken, requireReadApiAccess } from '../../http/access-guards.js';
+import { PageOf, PageQuery } from '../../http/pagination.js';
 import { FreeFormMap } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import { findIncident } from '../incidents/incident-records.js';
@@ -12,7 +13,7 @@ import { normalizeRequest } from './analysis-request.js';
 import { SEVERITIES, type Severity } from './analysis-types.js';
 import { publishTaskEvent } from './run-analysis.js';
 import { createTaskEventHub } from './task-event-hub.js';
-import { admitTask, changeTask, findTask, TOTAL_AGENTS } from './task-records.js';
+import { admitTask, changeTask, findTask, listTasks, TOTAL_AGENTS } from './task-records.js';
 import { prepareTaskStream } from './task-stream.js';
 import { resultView, statusView } from './task-views.js';
 
@@ -78,6 +79,17 @@ const TaskResult = Type.Object({
   opinions: Type.Union([Type.Array(Type.Object({}, { additionalProperties: true })), Type.Null()]),
   dissenting_opinions: Type.Union([Type.Array(Type.String()), Type.Null()]),
   created_at: NullableString,
+});
+
+/** An analysis as the console lists it (kept RETENTION_MS after it finished). */
+const TaskListItem = Type.Object({
+  task_id: Type.String(),
+  incident_id: NullableString,
+  trigger: Type.String({ description: '`manual` for POST /agents/analyze' }),
+  state: Type.String({ description: 'PENDING, RUNNING, COMPLETED or FAILED' }),
+  progress: Type.Integer({ minimum: 0, maximum: 100 }),
+  created_at: Type.String({ format: 'date-time' }),
+  completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 
 const EventStream = {
@@ -166,6 +178,28 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         estimated_seconds: ESTIMATED_SECONDS,
       };
     },
+  );
+
+  app.get(
+    '/agents/tasks',
+    {
+      schema: {
+        summary: 'List analysis tasks, newest first, optionally of one incident',
+        description:
+          'Tasks are kept 7 days after they finish (spec, Limits). The read API: needs the console token when CONSOLE_TOKEN is set.',
+        tags: ['analysis'],
+        querystring: Type.Object({
+          ...PageQuery,
+          incident_id: Type.Optional(
+            Type.String({ description: 'only the analyses of this incident' }),
+          ),
+        }),
+        response: { 200: PageOf(TaskListItem) },
+      },
+      onRequest: requireReadApiAccess(services),
+    },
+    async (request) =>
+      listTasks(store.db, { incident_id: request.query.incident_id }, request.query),
   );
 
   app.get(

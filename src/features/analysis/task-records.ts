@@ -1,9 +1,11 @@
 import type { Updateable } from 'kysely';
+import { errors } from '../../errors.js';
 import type { Db, Store, Tables } from '../../ports/store.js';
+import { decodeCursor, type Page, pageOf } from '../../support/newest-first.js';
 import type { AnalysisRequest } from './analysis-request.js';
 import { AGENTS, type AgentName, type TaskState } from './analysis-types.js';
 import { type TaskEvent, type TaskEventType, taskEvent } from './progress-events.js';
-import type { TaskRow } from './task-views.js';
+import { type TaskListItem, type TaskRow, taskListItem } from './task-views.js';
 
 /** spec, Limits: "Experts per task: 4". */
 export const TOTAL_AGENTS = AGENTS.length;
@@ -60,6 +62,51 @@ export function admitTask(
     await insertTask(tx, task);
     return true;
   });
+}
+
+/** Where a page of tasks ended: the last one's creation time and id. */
+function decodeTaskCursor(
+  cursor: string | undefined,
+): { createdAt: number; id: string } | undefined {
+  const position = decodeCursor(cursor);
+  if (position === undefined) return undefined;
+  const separator = position.indexOf(':');
+  const createdAt = Number(position.slice(0, separator));
+  if (separator < 1 || !Number.isSafeInteger(createdAt)) throw errors.badCursor();
+  return { createdAt, id: position.slice(separator + 1) };
+}
+
+/**
+ * One page of tasks, newest first (by creation, then id), optionally of one incident. Tasks
+ * have no row number, so the cursor is the last one's (created_at, id).
+ */
+export async function listTasks(
+  db: Db,
+  filters: { incident_id?: string },
+  page: { limit?: number; cursor?: string },
+): Promise<Page<TaskListItem>> {
+  const limit = page.limit ?? 50;
+  let query = db
+    .selectFrom('analysis_tasks')
+    .select(['id', 'incident_id', 'trigger', 'state', 'progress', 'created_at', 'completed_at']);
+  if (filters.incident_id !== undefined) {
+    query = query.where('incident_id', '=', filters.incident_id);
+  }
+  const after = decodeTaskCursor(page.cursor);
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  const rows = await query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  return pageOf(rows, limit, (row) => `${Number(row.created_at)}:${row.id}`, taskListItem);
 }
 
 export function findTask(db: Db, id: string): Promise<TaskRow | undefined> {

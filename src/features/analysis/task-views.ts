@@ -45,3 +45,23 @@ export function resultView(row: TaskRow) {
     created_at: consensus ? iso(row.completed_at) : null,
   };
 }
+
+/** A task as the list of analyses shows it. */
+export function taskListItem(
+  row: Pick<
+    TaskRow,
+    'id' | 'incident_id' | 'trigger' | 'state' | 'progress' | 'created_at' | 'completed_at'
+  >,
+) {
+  return {
+    task_id: row.id,
+    incident_id: row.incident_id,
+    trigger: row.trigger,
+    state: row.state,
+    progress: row.progress,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+    completed_at: iso(row.completed_at === null ? null : Number(row.completed_at)),
+  };
+}
+
+export type TaskListItem = ReturnType<typeof taskListItem>;

@@ -21,24 +21,28 @@ export async function approversOf(tx: Tx, approvalId: string): Promise<string[]>
 }
 
 /**
- * Per approval, how many `approve` decisions it has: its distinct signers, since signApproval
- * records one per signer. Approvals without one are absent.
+ * Per approval, who signed it (`approve`), in the order they signed: one entry per signer,
+ * since signApproval records one per signer. Approvals without a signature are absent.
  */
-export async function signerCounts(
+export async function signersOf(
   db: Db,
   approvalIds: readonly string[],
-): Promise<Map<string, number>> {
-  const signed = new Map<string, number>();
-  if (approvalIds.length === 0) return signed;
-  const counts = await db
+): Promise<Map<string, string[]>> {
+  const signers = new Map<string, string[]>();
+  if (approvalIds.length === 0) return signers;
+  const rows = await db
     .selectFrom('approval_decisions')
-    .select((eb) => ['approval_id', eb.fn.countAll().as('signers')])
+    .select(['approval_id', 'actor'])
     .where('decision', '=', 'approve')
     .where('approval_id', 'in', approvalIds)
-    .groupBy('approval_id')
+    .orderBy('seq')
     .execute();
-  for (const row of counts) signed.set(row.approval_id, Number(row.signers));
-  return signed;
+  for (const { approval_id, actor } of rows) {
+    const list = signers.get(approval_id);
+    if (list) list.push(actor);
+    else signers.set(approval_id, [actor]);
+  }
+  return signers;
 }
 
 /** Every decision and status move on an approval, oldest first. */

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Expression, Selectable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
-import { signerCounts } from './approval-decision-records.js';
+import { signersOf } from './approval-decision-records.js';
 import type { ApprovalStatus, RiskLevel } from './approval-domain.js';
 
 /** The `approvals` table's one module: every query on it is here (STYLE, records modules). */
@@ -124,16 +124,18 @@ export interface ApprovalSummary {
   requested_by: string;
   /** distinct people who approved so far */
   signers: number;
+  /** who approved so far, in the order they signed */
+  signed_by: string[];
   created_at: string;
   updated_at: string;
 }
 
-/** Approvals as a list shows them, each with how many of its signatures it has. */
+/** Approvals as a list shows them, each with who signed it so far. */
 export async function approvalSummaries(
   db: Db,
   rows: ApprovalSummaryRow[],
 ): Promise<ApprovalSummary[]> {
-  const signed = await signerCounts(
+  const signed = await signersOf(
     db,
     rows.map((row) => row.id),
   );
@@ -144,7 +146,8 @@ export async function approvalSummaries(
     risk_level: row.risk_level as RiskLevel,
     action: row.action,
     requested_by: row.requested_by,
-    signers: signed.get(row.id) ?? 0,
+    signers: signed.get(row.id)?.length ?? 0,
+    signed_by: signed.get(row.id) ?? [],
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   }));
@@ -153,19 +156,20 @@ export async function approvalSummaries(
 export interface ApprovalFilters {
   status?: string;
   incident_id?: string;
+  ids?: readonly string[];
 }
 
-/** One page of approvals, newest first, each summary shown through `viewOf`. */
+/** One page of approvals, newest first, the page's summaries shown through `viewsOf`. */
 export function listApprovals<Item>(
   db: Db,
   filters: ApprovalFilters,
   page: { limit?: number; cursor?: string },
-  viewOf: (summary: ApprovalSummary) => Item,
+  viewsOf: (summaries: ApprovalSummary[]) => Item[] | Promise<Item[]>,
 ): Promise<Page<Item>> {
-  const { status, incident_id } = filters;
-  return listNewestFirst(db, 'approvals', { status, incident_id }, page, {
+  const { status, incident_id, ids } = filters;
+  return listNewestFirst(db, 'approvals', { status, incident_id, id: ids }, page, {
     columns: APPROVAL_SUMMARY_COLUMNS,
-    viewsOf: async (rows) => (await approvalSummaries(db, rows)).map(viewOf),
+    viewsOf: async (rows) => viewsOf(await approvalSummaries(db, rows)),
   });
 }
 

@@ -78,6 +78,8 @@ export async function analyzeIssue(
       approval_id: approvalId,
       incident_id: null,
       issue_id: context.issue_id,
+      action: request.action,
+      risk_level: request.risk_level,
     });
     await relayRepairEvaluation(services, approvalId);
   } catch (error) {

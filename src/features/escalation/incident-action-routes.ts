@@ -4,9 +4,9 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireOperator, requireReadApiAccess } from '../../http/access-guards.js';
 import { headerText } from '../../http/credential-guard.js';
-import { IncidentDetail, incidentDetail } from '../incidents/incident-detail.js';
 import type { DecisionDeps } from './decide-approval.js';
 import { acknowledgeIncident, type MoveResult, resolveIncident } from './incident-moves.js';
+import { IncidentWithSilences, incidentWithSilences } from './incident-with-silences.js';
 
 const Detail = Type.Object({ detail: Type.String() });
 
@@ -44,7 +44,13 @@ export async function incidentActionRoutes(
             'Needs `x-operator-id` and `x-operator-key` from OPERATOR_KEYS (and the console token when CONSOLE_TOKEN is set); the actor is `console_<id>`.',
           tags: ['read'],
           params: Type.Object({ id: Type.String({ maxLength: 128 }) }),
-          response: { 200: IncidentDetail, 401: Detail, 404: Detail, 409: Detail, 429: Detail },
+          response: {
+            200: IncidentWithSilences,
+            401: Detail,
+            404: Detail,
+            409: Detail,
+            429: Detail,
+          },
         },
       },
       async (request) => {
@@ -53,7 +59,7 @@ export async function incidentActionRoutes(
         const actor = `console_${headerText(request, 'x-operator-id') ?? ''}`;
         const result = await move(options.deps, id, actor);
         if (!result.ok) throw refused(id, result);
-        const detail = await incidentDetail(services.store.db, id);
+        const detail = await incidentWithSilences(services.store.db, id, services.clock.now());
         if (!detail) throw errors.notFound('Incident', id);
         return detail;
       },

@@ -9,11 +9,11 @@ export async function insertAlerts(tx: Db | Tx, alerts: readonly NewAlert[]): Pr
   await tx.insertInto('alerts').values(alerts).execute();
 }
 
-/** The newest alerts of an incident, newest first. */
+/** The newest alerts of an incident, newest first, each with its payload (the alert as read). */
 export function recentAlertsOf(db: Db, incidentId: string, limit: number) {
   return db
     .selectFrom('alerts')
-    .select(['alert_id', 'origin', 'outcome', 'received_at'])
+    .select(['alert_id', 'origin', 'outcome', 'received_at', 'payload'])
     .where('incident_id', '=', incidentId)
     .orderBy('seq', 'desc')
     .limit(limit)

@@ -1,6 +1,7 @@
-import { type Insertable, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Insertable, type Selectable, sql } from 'kysely';
+import { errors } from '../../errors.js';
 import type { Db, Tables, Tx } from '../../ports/store.js';
-import { listNewestFirst, type Page } from '../../support/newest-first.js';
+import { decodeCursor, decodeSeqCursor, type Page, pageOf } from '../../support/newest-first.js';
 import { pendingApprovalRow } from '../approvals/approval-records.js';
 
 /** The `incidents` table's one module: every query on it is here (STYLE, records modules). */
@@ -55,24 +56,151 @@ export function incidentSummary(row: Pick<IncidentRow, (typeof INCIDENT_SUMMARY_
 
 export type IncidentSummary = ReturnType<typeof incidentSummary>;
 
+/** CONTRACT, Operator console: the orders `GET /incidents` lists in. */
+export const INCIDENT_ORDERS = ['recent', 'urgency'] as const;
+export type IncidentOrder = (typeof INCIDENT_ORDERS)[number];
+
 export interface IncidentFilters {
-  status?: string;
+  status?: readonly string[];
+  severity?: readonly string[];
   namespace?: string;
   alert_type?: string;
   fingerprint?: string;
+  /** Search text: a substring, in any case, of the name, namespace, workload, ids or labels. */
+  q?: string;
+  /** `last_seen` at or after, epoch ms. */
+  since?: number;
+  /** `last_seen` at or before, epoch ms. */
+  until?: number;
+  ids?: readonly string[];
 }
 
-/** One page of incidents, newest first, as summaries. */
-export function listIncidents(
+/** Where an urgency page ended: the last row's sort key. */
+interface UrgencyPosition {
+  severity: string;
+  lastSeen: number;
+  id: string;
+}
+
+function decodeUrgencyCursor(cursor: string | undefined): UrgencyPosition | undefined {
+  const position = decodeCursor(cursor);
+  if (position === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(position);
+  } catch {
+    throw errors.badCursor();
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 3 ||
+    typeof parsed[0] !== 'string' ||
+    !Number.isSafeInteger(parsed[1]) ||
+    typeof parsed[2] !== 'string'
+  ) {
+    throw errors.badCursor();
+  }
+  return { severity: parsed[0], lastSeen: parsed[1], id: parsed[2] };
+}
+
+/** `%`, `_` and the escape character itself match literally after this (`escape '\\'`). */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+const SEARCHED_COLUMNS = ['alert_name', 'namespace', 'workload', 'id', 'fingerprint'] as const;
+
+/**
+ * `q` as a substring of the searched columns or of the labels' JSON text, in which a quote or
+ * a backslash of a label is escaped, so the search text is escaped the same way there. Both
+ * sides are lowered by the database: ASCII case is ignored on SQLite and PostgreSQL alike
+ * (PostgreSQL also folds other letters), and text in its exact case always matches.
+ */
+function matchesSearch(eb: ExpressionBuilder<Tables, 'incidents'>, q: string) {
+  const like = (column: string, text: string) =>
+    sql<boolean>`lower(${sql.ref(column)}) like lower(${`%${escapeLike(text)}%`}) escape '\\'`;
+  return eb.or([
+    ...SEARCHED_COLUMNS.map((column) => like(column, q)),
+    like('labels', JSON.stringify(q).slice(1, -1)),
+  ]);
+}
+
+/**
+ * One page of incidents as summaries, in one statement: `recent` is newest first (by row
+ * number); `urgency` is severity (P0 first), then last seen (newest first), then id, paged by
+ * a keyset cursor on those three, so a page never repeats or skips a row as others arrive.
+ */
+export async function listIncidents(
   db: Db,
   filters: IncidentFilters,
-  page: { limit?: number; cursor?: string },
+  page: { limit?: number; cursor?: string; order?: IncidentOrder },
 ): Promise<Page<IncidentSummary>> {
-  const { status, namespace, alert_type, fingerprint } = filters;
-  return listNewestFirst(db, 'incidents', { status, namespace, alert_type, fingerprint }, page, {
-    columns: INCIDENT_SUMMARY_COLUMNS,
-    viewsOf: (rows) => rows.map(incidentSummary),
-  });
+  const limit = page.limit ?? 50;
+  let query = db
+    .selectFrom('incidents')
+    .select(['seq', ...INCIDENT_SUMMARY_COLUMNS])
+    .limit(limit + 1);
+  for (const column of ['namespace', 'alert_type', 'fingerprint'] as const) {
+    const value = filters[column];
+    if (value !== undefined) query = query.where(column, '=', value);
+  }
+  for (const column of ['status', 'severity', 'id'] as const) {
+    const values = column === 'id' ? filters.ids : filters[column];
+    if (values !== undefined) query = query.where(column, 'in', values);
+  }
+  if (filters.since !== undefined) query = query.where('last_seen', '>=', filters.since);
+  if (filters.until !== undefined) query = query.where('last_seen', '<=', filters.until);
+  const { q } = filters;
+  if (q !== undefined && q !== '') query = query.where((eb) => matchesSearch(eb, q));
+
+  if (page.order !== 'urgency') {
+    const before = decodeSeqCursor(page.cursor);
+    if (before !== undefined) query = query.where('seq', '<', before);
+    const rows = await query.orderBy('seq', 'desc').execute();
+    return pageOf(rows, limit, (row) => row.seq, incidentSummary);
+  }
+  const after = decodeUrgencyCursor(page.cursor);
+  if (after) {
+    // Past (severity, last_seen, id) in the order severity asc, last_seen desc, id asc.
+    query = query.where((eb) =>
+      eb.or([
+        eb('severity', '>', after.severity),
+        eb.and([
+          eb('severity', '=', after.severity),
+          eb.or([
+            eb('last_seen', '<', after.lastSeen),
+            eb.and([eb('last_seen', '=', after.lastSeen), eb('id', '>', after.id)]),
+          ]),
+        ]),
+      ]),
+    );
+  }
+  const rows = await query.orderBy('severity').orderBy('last_seen', 'desc').orderBy('id').execute();
+  return pageOf(
+    rows,
+    limit,
+    (row) => JSON.stringify([row.severity, Number(row.last_seen), row.id]),
+    incidentSummary,
+  );
+}
+
+/** The incidents of `ids` that exist, as an approval shows its incident; one statement. */
+export async function incidentHeadlinesOf(
+  db: Db,
+  ids: readonly string[],
+): Promise<Map<string, Pick<IncidentRow, 'alert_name' | 'namespace' | 'severity' | 'status'>>> {
+  const headlines = new Map<
+    string,
+    Pick<IncidentRow, 'alert_name' | 'namespace' | 'severity' | 'status'>
+  >();
+  if (ids.length === 0) return headlines;
+  const rows = await db
+    .selectFrom('incidents')
+    .select(['id', 'alert_name', 'namespace', 'severity', 'status'])
+    .where('id', 'in', ids)
+    .execute();
+  for (const { id, ...headline } of rows) headlines.set(id, headline);
+  return headlines;
 }
 
 export function findIncident(db: Db | Tx, id: string): Promise<IncidentRow | undefined> {

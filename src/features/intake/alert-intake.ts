@@ -7,6 +7,7 @@ import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
 import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } from './converge.js';
 import { createConvergedEvents } from './converged-events.js';
+import { approvalRequestOf } from './create-incidents.js';
 import { fingerprintAlert, workloadOf } from './fingerprint.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
 import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
@@ -167,18 +168,25 @@ export function createAlertIntake(
         signalEntryId: options.signalEntryId,
       });
       if (result.status === 'created') {
+        // CONTRACT, Operator console: enough to show the incident without reading it back.
         publishEvent(services, 'incident.created', {
           incident_id: result.incident_id,
           approval_id: result.approval_id,
           fingerprint: result.fingerprint,
           severity: typed.severity,
           namespace: typed.namespace,
+          alert_name: typed.alertName,
+          workload: typed.workload,
+          status: 'open',
           hit_count: result.hit_count,
         });
         if (result.approval_id) {
+          const request = approvalRequestOf(typed);
           publishEvent(services, 'approval.created', {
             approval_id: result.approval_id,
             incident_id: result.incident_id,
+            action: request.action,
+            risk_level: request.riskLevel,
           });
         }
         // Committed with the incident; a queue that refuses it now gets it from the relay.

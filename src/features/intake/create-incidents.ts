@@ -6,7 +6,15 @@ import { insertApprovals } from '../approvals/approval-records.js';
 import { addIncidentFollowUps } from '../escalation/incident-followup.js';
 import { type IncidentHead, insertIncidents } from '../incidents/incident-records.js';
 import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
-import type { Arrival } from './converge-types.js';
+import type { Arrival, TypedAlert } from './converge-types.js';
+
+/** What an incident's approval asks to do, and how risky that is (its feed event says it too). */
+export function approvalRequestOf(alert: TypedAlert) {
+  return {
+    riskLevel: riskForSeverity(alert.severity),
+    action: `${alert.alertType} on ${alert.namespace}/${alert.workload || alert.targetResource}`,
+  };
+}
 
 /** Opens one incident, with its pending approval and follow-up, per arrival. */
 export async function createIncidents(
@@ -23,8 +31,7 @@ export async function createIncidents(
   await forEachChunk(
     opening.map(({ alert, options, incidentId }) => ({
       incidentId,
-      riskLevel: riskForSeverity(alert.severity),
-      action: `${alert.alertType} on ${alert.namespace}/${alert.workload || alert.targetResource}`,
+      ...approvalRequestOf(alert),
       description: alert.message || alert.alertName,
       requestedBy: options.requestedBy,
       metadata: {

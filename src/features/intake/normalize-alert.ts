@@ -22,7 +22,12 @@ export interface FlatAlert {
   rule_type?: string;
   status: 'firing' | 'resolved';
   starts_at?: string;
+  /** Alertmanager's and Grafana's `generatorURL`: the rule or graph that fired the alert. */
+  generator_url?: string;
 }
+
+/** A longer `generatorURL` is dropped: no rule link is that long, and it is kept per alert. */
+export const GENERATOR_URL_MAX_LENGTH = 2048;
 
 export interface AlertmanagerBody {
   alerts: unknown[];
@@ -139,6 +144,7 @@ export function fromAlertmanager(body: unknown): { alerts: FlatAlert[]; skipped:
         // A Prometheus rule can only carry these as labels.
         { alert_type: labels.alert_type, rule_id: labels.rule_id, rule_type: labels.rule_type },
         typeof entry.startsAt === 'string' ? entry.startsAt : undefined,
+        generatorUrlOf(entry.generatorURL),
       ),
     );
   }
@@ -146,9 +152,10 @@ export function fromAlertmanager(body: unknown): { alerts: FlatAlert[]; skipped:
 }
 
 function withOptionals(
-  alert: Omit<FlatAlert, 'alert_type' | 'rule_id' | 'rule_type' | 'starts_at'>,
+  alert: Omit<FlatAlert, 'alert_type' | 'rule_id' | 'rule_type' | 'starts_at' | 'generator_url'>,
   optionals: Pick<FlatAlert, 'alert_type' | 'rule_id' | 'rule_type'>,
   startsAt: string | undefined,
+  generatorUrl: string | undefined,
 ): FlatAlert {
   // Absent optionals are left out rather than set to undefined, so records stay clean.
   const result: FlatAlert = { ...alert };
@@ -157,7 +164,15 @@ function withOptionals(
     if (value) result[key] = value;
   }
   if (startsAt?.trim()) result.starts_at = startsAt.trim();
+  if (generatorUrl !== undefined) result.generator_url = generatorUrl;
   return result;
+}
+
+/** A `generatorURL` kept as sent when it is a non-empty string of bounded length. */
+function generatorUrlOf(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const url = value.trim();
+  return url !== '' && url.length <= GENERATOR_URL_MAX_LENGTH ? url : undefined;
 }
 
 function statusOf(value: unknown): FlatAlert['status'] | undefined {

@@ -270,3 +270,47 @@ export function executionsOfIncidents(db: Db, incidentIds: readonly string[]) {
 export function countSuccessfulRuns(db: Db, playbookId: string): Promise<number> {
   return realSuccesses(db, playbookId);
 }
+
+/** A context's `executor` (`dry-run`, `kubectl`, …), or null when it names none. */
+function executorIn(context: string): string | null {
+  const parsed = JSON.parse(context) as { executor?: unknown } | null;
+  return typeof parsed?.executor === 'string' ? parsed.executor : null;
+}
+
+/**
+ * Per approval of `approvalIds`, the executor of its latest EXECUTION_COMPLETED entry;
+ * approvals never executed are absent. One statement for a page of approvals.
+ */
+export async function latestExecutorsOf(
+  db: Db,
+  approvalIds: readonly string[],
+): Promise<Map<string, string | null>> {
+  const executors = new Map<string, string | null>();
+  if (approvalIds.length === 0) return executors;
+  const rows = await db
+    .selectFrom('operation_log')
+    .select(['approval_id', 'context'])
+    .where('type', '=', 'EXECUTION_COMPLETED')
+    .where('approval_id', 'in', approvalIds)
+    .orderBy('seq')
+    .execute();
+  // Oldest first: the latest entry of each approval is set last.
+  for (const row of rows) {
+    if (row.approval_id !== null) executors.set(row.approval_id, executorIn(row.context));
+  }
+  return executors;
+}
+
+/** The `decision` its AUTO_REPAIR_TRIGGERED entry recorded, or undefined if never evaluated. */
+export async function autoRepairDecisionOf(db: Db, approvalId: string): Promise<unknown> {
+  const row = await db
+    .selectFrom('operation_log')
+    .select('context')
+    .where('approval_id', '=', approvalId)
+    .where('type', '=', 'AUTO_REPAIR_TRIGGERED')
+    .orderBy('seq')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return (JSON.parse(row.context) as { decision?: unknown } | null)?.decision;
+}

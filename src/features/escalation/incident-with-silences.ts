@@ -1,0 +1,48 @@
+import { Type } from 'typebox';
+import { StringEnum } from '../../http/schema-types.js';
+import type { Db } from '../../ports/store.js';
+import { IncidentDetail, incidentDetail } from '../incidents/incident-detail.js';
+import { silencesMatching } from '../silences/matching-silences.js';
+
+/**
+ * An incident with the silences that concern it. Incidents are records and silences a
+ * capability above them, so the two meet here, on a floor that may read both (STYLE, Habits).
+ */
+export const IncidentWithSilences = Type.Object({
+  ...IncidentDetail.properties,
+  silences: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      state: StringEnum(['active', 'pending'] as const),
+      created_by: Type.String(),
+      comment: Type.String(),
+      starts_at: Type.String({ format: 'date-time' }),
+      ends_at: Type.String({ format: 'date-time' }),
+    }),
+    {
+      description:
+        'silences, active or pending, whose matchers match the labels of its newest alert ' +
+        '(with alertname, severity as sent, namespace, alert_type and workload), ending soonest first',
+    },
+  ),
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** `GET /incidents/{id}` and the operators' moves answer this; undefined for no such incident. */
+export async function incidentWithSilences(db: Db, id: string, now: number) {
+  const found = await incidentDetail(db, id);
+  if (!found) return undefined;
+  const silences = await silencesMatching(db, found.silenceLabels, now);
+  return {
+    ...found.detail,
+    silences: silences.map((silence) => ({
+      id: silence.id,
+      state: silence.state,
+      created_by: silence.createdBy,
+      comment: silence.comment,
+      starts_at: iso(silence.startsAt),
+      ends_at: iso(silence.endsAt),
+    })),
+  };
+}
