@@ -107,7 +107,8 @@ describe.each(storeKinds())('SQL jobs on %s', (kind) => {
   it('fails an interrupted job that has used up its starts instead of running it', async () => {
     // Three attempts plus one start of grace for an interrupted run: a fifth start is refused.
     await orphanRow(store, 'poison', 4, clock.now() - 1);
-    const queue = open();
+    const givenUp: string[] = [];
+    const queue = open({ onGivenUp: (name) => givenUp.push(name) });
     let calls = 0;
     queue.process(
       'resume',
@@ -121,6 +122,9 @@ describe.each(storeKinds())('SQL jobs on %s', (kind) => {
     expect(row.status).toBe('failed');
     expect(row.last_error).toMatch(/interrupted/);
     expect(calls).toBe(0);
+    // jobs_given_up_total: the job does not run again.
+    await waitFor(async () => (givenUp.length > 0 ? true : undefined), { what: 'the give-up' });
+    expect(givenUp).toEqual(['resume']);
   });
 
   it('renews the lease of a long job so another instance does not take it over', async () => {
@@ -141,8 +145,9 @@ describe.each(storeKinds())('SQL jobs on %s', (kind) => {
     expect(calls).toBe(1);
   });
 
-  it('records the last error of a job that ran out of attempts', async () => {
-    const queue = open();
+  it('records the last error of a job that ran out of attempts, and tells it was given up once', async () => {
+    const givenUp: string[] = [];
+    const queue = open({ onGivenUp: (name) => givenUp.push(name) });
     let calls = 0;
     queue.process(
       'broken',
@@ -159,6 +164,9 @@ describe.each(storeKinds())('SQL jobs on %s', (kind) => {
       attempts_made: 2,
       last_error: 'broken 2',
     });
+    // The first failure was retried, not given up.
+    await waitFor(async () => (givenUp.length > 0 ? true : undefined), { what: 'the give-up' });
+    expect(givenUp).toEqual(['broken']);
   });
 
   it('waits out the backoff on the injected clock before retrying', async () => {
