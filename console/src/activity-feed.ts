@@ -37,16 +37,21 @@ export function activityChanged() {
       activityVersion.set(activityVersion.value + 1);
     }, REDRAW_MS);
   }
-  if (save !== undefined) return;
-  save = setTimeout(() => {
-    save = undefined;
-    try {
-      sessionStorage.setItem(STORAGE_KEY, JSON.stringify(activityLog));
-    } catch {
-      // Storage full or refused: the list still lives for this page.
-    }
-  }, SAVE_MS);
+  if (save === undefined) save = setTimeout(saveNow, SAVE_MS);
 }
+
+function saveNow() {
+  clearTimeout(save);
+  save = undefined;
+  try {
+    sessionStorage.setItem(STORAGE_KEY, JSON.stringify(activityLog));
+  } catch {
+    // Storage full or refused: the list still lives for this page.
+  }
+}
+
+// A reload within SAVE_MS of the last event would lose it: the page saves as it goes away.
+addEventListener('pagehide', saveNow);
 
 onFeedEvent((event) => {
   activityLog.add(event, Date.now());

@@ -48,7 +48,7 @@ export function NowFilterForm({ filters }: { filters: NowFilters }) {
   const filtered = hashOf(filters) !== '#/';
 
   return (
-    <form class="filters now-filters" aria-label="Search incidents" onSubmit={submit}>
+    <form class="filters now-filters" aria-label="Filter incidents" onSubmit={submit}>
       <div class="field field-search">
         <label for="now-q">Search</label>
         <input
