@@ -68,6 +68,12 @@ export function AnalysisView({
     <div class="analysis">
       <h1>Analysis</h1>
       {task && <TaskWatch key={task} taskId={task} />}
+      <section class="panel" aria-labelledby="recent-title">
+        <h2 id="recent-title">
+          {incident ? 'Recent analyses of this incident' : 'Recent analyses'}
+        </h2>
+        <AnalysisList incidentId={incident} current={task} />
+      </section>
       <form class="panel stack" onSubmit={start} aria-labelledby="start-title">
         <h2 id="start-title">Start an analysis</h2>
         <fieldset>
@@ -139,12 +145,6 @@ export function AnalysisView({
           </p>
         )}
       </form>
-      <section class="panel" aria-labelledby="recent-title">
-        <h2 id="recent-title">
-          {incident ? 'Recent analyses of this incident' : 'Recent analyses'}
-        </h2>
-        <AnalysisList incidentId={incident} current={task} />
-      </section>
     </div>
   );
 }

@@ -105,7 +105,7 @@ export function IncidentView({ id }: { id: string }) {
       )}
       <div class="incident-grid">
         <div class="incident-main">
-          <section class="panel facts-panel" aria-labelledby="facts-title">
+          <section class="panel facts-panel slot-facts" aria-labelledby="facts-title">
             <h2 id="facts-title" class="visually-hidden">
               Facts
             </h2>
@@ -144,21 +144,33 @@ export function IncidentView({ id }: { id: string }) {
               </dd>
             </dl>
           </section>
-          <IncidentTimeline incident={incident} />
-          <IncidentAlerts alerts={incident.recent_alerts} />
-          <IncidentGrouping grouping={incident.grouping} />
+          <div class="slot-timeline">
+            <IncidentTimeline incident={incident} />
+          </div>
+          <div class="slot-alerts">
+            <IncidentAlerts alerts={incident.recent_alerts} />
+          </div>
+          <div class="slot-grouping">
+            <IncidentGrouping grouping={incident.grouping} />
+          </div>
         </div>
         <div class="incident-side">
-          <IncidentActions incident={incident} onMoved={reload} />
-          {incident.approval_id ? (
-            <ApprovalSummary id={incident.approval_id} reloads={approvalReloads} />
-          ) : (
-            <section class="panel" aria-labelledby="approval-title">
-              <h2 id="approval-title">Approval</h2>
-              <p class="muted">No approval for this incident.</p>
-            </section>
-          )}
-          <IncidentAnalyses incidentId={incident.id} />
+          <div class="slot-act">
+            <IncidentActions incident={incident} onMoved={reload} />
+          </div>
+          <div class="slot-approval">
+            {incident.approval_id ? (
+              <ApprovalSummary id={incident.approval_id} reloads={approvalReloads} />
+            ) : (
+              <section class="panel" aria-labelledby="approval-title">
+                <h2 id="approval-title">Approval</h2>
+                <p class="muted">No approval for this incident.</p>
+              </section>
+            )}
+          </div>
+          <div class="slot-analyses">
+            <IncidentAnalyses incidentId={incident.id} />
+          </div>
         </div>
       </div>
     </div>

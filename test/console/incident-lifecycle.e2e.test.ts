@@ -152,18 +152,22 @@ describe.skipIf(!hasChromium)('the incident lifecycle in the console', () => {
       .poll(() => page.getByTestId('incident-status').textContent(), { timeout: 10_000 })
       .toBe('acknowledged');
 
-    // The feed shows the move in its activity and on the incident's card.
+    // The Now view shows the move on the incident's row; resolved, the incident leaves it, and
+    // the activity says who resolved it.
     await page.goto(`${base}/console/#/`);
     await page.locator('.connection[data-state="live"]').waitFor();
-    const card = page.locator(`[data-incident-id="${id}"]`);
-    await expect.poll(() => card.locator('.badge').nth(1).textContent()).toBe('acknowledged');
+    const row = page.locator(`[data-incident-id="${id}"]`);
+    await expect.poll(() => row.locator('[class*="status-"]').textContent()).toBe('acknowledged');
     const resolved = await fetch(`${base}/api/v1/incidents/${id}/resolve`, {
       method: 'POST',
       headers: operatorHeaders,
     });
     expect(resolved.status).toBe(200);
-    await page.locator('.activity li', { hasText: 'resolved by console_alice' }).waitFor();
-    await expect.poll(() => card.locator('.badge').nth(1).textContent()).toBe('resolved');
+    await row.waitFor({ state: 'detached', timeout: 10_000 });
+    await page.goto(`${base}/console/#/activity`);
+    await page
+      .locator('[data-activity="incident.resolved"]', { hasText: 'resolved by console_alice' })
+      .waitFor();
     expect(watch.problems).toEqual([]);
     await page.context().close();
   });
