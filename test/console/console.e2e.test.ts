@@ -104,12 +104,12 @@ describe.skipIf(!hasChromium)('the operator console in a browser', () => {
     expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
   });
 
-  it('shows an alert live in the feed and its hit count rising', async () => {
+  it('shows an alert live on the Now view and its hit count rising', async () => {
     const page = await context.newPage();
     const watch = watchPage(page, base);
     await page.goto(`${base}/`);
     await expect.poll(() => page.url()).toBe(`${base}/console/`);
-    await page.getByRole('heading', { name: 'Live feed' }).waitFor();
+    await page.getByRole('heading', { name: 'Now', exact: true }).waitFor();
     await page.locator('.connection[data-state="live"]').waitFor();
 
     const accepted = await postAlert(base, alert);
@@ -124,22 +124,22 @@ describe.skipIf(!hasChromium)('the operator console in a browser', () => {
       .poll(() => card.locator('.hit-count').textContent(), { timeout: 10_000 })
       .toBe('2');
     expect(accepted).toBeTruthy();
-    await screenshots(page, 'feed');
+    await screenshots(page, 'now');
     await page.emulateMedia({ colorScheme: 'dark' });
-    await screenshots(page, 'feed-dark');
+    await screenshots(page, 'now-dark');
     await page.emulateMedia({ colorScheme: 'light' });
     expect(watch.problems).toEqual([]);
     await page.close();
   });
 
   it('has no serious or critical accessibility violation', async () => {
-    const feed = await axeViolations(browser, `${base}/console/`, async (page) => {
+    const now = await axeViolations(browser, `${base}/console/`, async (page) => {
       await page.locator('[data-incident-id]').first().waitFor();
     });
     const analysis = await axeViolations(browser, `${base}/console/#/analysis`, async (page) => {
       await page.getByRole('heading', { name: 'Start an analysis' }).waitFor();
     });
-    expect([...feed, ...analysis]).toEqual([]);
+    expect([...now, ...analysis]).toEqual([]);
   });
 
   it('approves an approval from its page as a named operator', async () => {
@@ -211,7 +211,7 @@ describe.skipIf(!hasChromium)('the operator console in a browser', () => {
     await screenshots(page, 'sign-in');
     await page.getByLabel('Console token').fill(TOKEN);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Live feed' }).waitFor();
+    await page.getByRole('heading', { name: 'Now', exact: true }).waitFor();
     await page.locator('.connection[data-state="live"]').waitFor();
     expect(watch.problems).toEqual([]);
     await tokenContext.close();
@@ -230,7 +230,7 @@ describe.skipIf(!hasChromium)('the operator console in a browser', () => {
     await new Promise((resolve) => first.child.once('exit', resolve));
     await page.locator('.connection[data-state="reconnecting"]').waitFor({ timeout: 10_000 });
     expect(await indicator.textContent()).toContain('Reconnecting');
-    await screenshots(page, 'feed-reconnecting');
+    await screenshots(page, 'now-reconnecting');
 
     const second = await startServiceProcess(env);
     await page.locator('.connection[data-state="live"]').waitFor({ timeout: 20_000 });
