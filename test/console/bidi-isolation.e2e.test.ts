@@ -173,8 +173,8 @@ describe.skipIf(!hasChromium)('outside text in the console is bidi-isolated', ()
     return page;
   };
 
-  it('in the feed: the incident and approval cards, and the words after the target', async () => {
-    const page = await visit('#/', (p) =>
+  it('on the incidents list: the incident cards, and the words after the target', async () => {
+    const page = await visit('#/incidents', (p) =>
       p.locator('[data-incident-id]', { hasText: `BidiProbe${probe}` }).waitFor(),
     );
     const found = await findIsolation(page);
@@ -184,6 +184,24 @@ describe.skipIf(!hasChromium)('outside text in the console is bidi-isolated', ()
     expect(found.places.every((place) => place.unicodeBidi === 'isolate')).toBe(true);
     // The line "shop/bell‮ltr/nul · <type> · first 0s ago" is where an override would show.
     expect(found.ownWords).toEqual(expect.arrayContaining(['p.meta: first', 'p.meta: ago']));
+    await page.close();
+  });
+
+  it("on the Now view: the incident's row, and the approval headline's words around its name", async () => {
+    const page = await visit('#/', (p) =>
+      p.locator('[data-approval-id]', { hasText: `BidiProbe${probe}` }).waitFor(),
+    );
+    const found = await findIsolation(page);
+    expect(found.problems).toEqual([]);
+    const wheres = found.places.map((place) => place.where);
+    expect(wheres).toEqual(
+      expect.arrayContaining(['span.row-name', 'span.row-where', 'span.waiting-headline']),
+    );
+    expect(found.places.every((place) => place.unicodeBidi === 'isolate')).toBe(true);
+    // "<action> for <alert name> in shop": the words after the name are where it would show.
+    expect(found.ownWords).toEqual(
+      expect.arrayContaining(['span.waiting-headline: for', 'span.waiting-headline: in']),
+    );
     await page.close();
   });
 
