@@ -1,5 +1,6 @@
 import { api } from './api';
 import { RecordLink } from './links';
+import { statusBadgeClass } from './oplog-text';
 import { Outside } from './outside';
 import type { ApprovalPageData } from './page-types';
 import { signaturesOf, signerProgress } from './signer-text';
@@ -50,7 +51,7 @@ export function ApprovalSummary({ id, reloads }: { id: string; reloads: number }
             <a href={`#/approvals/${encodeURIComponent(id)}`}>
               <Outside>{approval.action}</Outside>
             </a>{' '}
-            <span class={`badge status-${approval.status}`}>
+            <span class={statusBadgeClass(approval.status, approval.dry_run)}>
               <Outside>{approval.status}</Outside>
             </span>{' '}
             risk{' '}

@@ -5,7 +5,7 @@ import { Decide } from './approval-decide';
 import { ApprovalOperationLog } from './approval-oplog';
 import { SignerProgress } from './approval-summary';
 import { RecordLink } from './links';
-import { blockedText, DRY_RUN_TEXT, outcomeNotes } from './oplog-text';
+import { blockedText, DRY_RUN_TEXT, outcomeNotes, statusBadgeClass } from './oplog-text';
 import { JsonText, Outside } from './outside';
 import type { ApprovalPageData } from './page-types';
 import { onFeedEvent } from './sse';
@@ -37,10 +37,7 @@ function Headline({ approval, dryRun }: { approval: ApprovalPageData; dryRun: bo
   return (
     <h1 class="approval-headline">
       <Outside>{approval.action}</Outside>{' '}
-      <span
-        class={`badge ${dryRun ? 'status-neutral' : `status-${approval.status}`}`}
-        data-testid="approval-status"
-      >
+      <span class={statusBadgeClass(approval.status, dryRun)} data-testid="approval-status">
         <Outside>{approval.status}</Outside>
       </span>
       {incident && (
@@ -92,7 +89,7 @@ export function ApprovalView({ id }: { id: string }) {
       <p>
         <a href="#/">← Now</a>
       </p>
-      <Headline approval={approval} dryRun={notes.dryRun && approval.status === 'executed'} />
+      <Headline approval={approval} dryRun={notes.dryRun} />
       {notes.dryRun && (
         <p class="outcome-note" data-testid="approval-dry-run">
           <span class="badge neutral">{DRY_RUN_TEXT}</span> The dry-run executor recorded the
@@ -133,9 +130,7 @@ export function ApprovalView({ id }: { id: string }) {
           </dd>
           <dt>Approval</dt>
           <dd class="wrap">
-            <code class="id">
-              <Outside>{approval.id}</Outside>
-            </code>
+            <RecordLink kind="approval" id={approval.id} />
           </dd>
           <dt>Created</dt>
           <dd>{when(approval.created_at)}</dd>

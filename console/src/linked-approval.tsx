@@ -1,6 +1,7 @@
 import { api } from './api';
-import type { ApprovalDetail } from './api-types';
+import { DRY_RUN_TEXT, statusBadgeClass } from './oplog-text';
 import { Outside } from './outside';
+import type { ApprovalPageData } from './page-types';
 import { useLoad } from './views-common';
 
 interface AnomalyFrequency {
@@ -16,7 +17,7 @@ interface AnomalyFrequency {
 /** The analysis and the anomaly frequency live on the linked approval's metadata. */
 export function LinkedApproval({ id }: { id: string }) {
   const { data } = useLoad(
-    () => api<ApprovalDetail>(`/api/v1/approvals/${encodeURIComponent(id)}`).catch(() => null),
+    () => api<ApprovalPageData>(`/api/v1/approvals/${encodeURIComponent(id)}`).catch(() => null),
     [id],
   );
   if (!data) return null;
@@ -27,10 +28,10 @@ export function LinkedApproval({ id }: { id: string }) {
   return (
     <div class="analysis-summary">
       <p>
-        <span class={`badge status-${data.status}`}>
+        <span class={statusBadgeClass(data.status, data.dry_run)}>
           <Outside>{data.status}</Outside>
-        </span>{' '}
-        risk{' '}
+        </span>
+        {data.dry_run && <span class="badge neutral">{DRY_RUN_TEXT}</span>} risk{' '}
         <strong>
           <Outside>{data.risk_level}</Outside>
         </strong>{' '}

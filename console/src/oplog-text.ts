@@ -68,3 +68,11 @@ export function outcomeNotes(
         : null;
   return { dryRun, blocked };
 }
+
+/**
+ * The class of an approval's status badge: an execution that was a dry run reads neutral, not
+ * as the green of a change made.
+ */
+export function statusBadgeClass(status: string, dryRun: boolean | null | undefined): string {
+  return dryRun && status === 'executed' ? 'badge status-neutral' : `badge status-${status}`;
+}

@@ -101,7 +101,9 @@ describe.skipIf(!hasChromium)('deciding an approval in the console', () => {
     await refused.waitFor();
     expect(await refused.textContent()).toBe('Sign-in refused: Invalid operator credentials');
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
-    expect(await page.evaluate(() => sessionStorage.getItem('console-operator'))).toBeNull();
+    expect(
+      await page.evaluate<string | null>("sessionStorage.getItem('console-operator')"),
+    ).toBeNull();
 
     await signIn(page, ALICE);
     await page.getByRole('button', { name: 'Approve' }).waitFor();
@@ -128,10 +130,14 @@ describe.skipIf(!hasChromium)('deciding an approval in the console', () => {
     const dialog = page.getByRole('dialog', { name: 'Approve a critical action?' });
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain(`Approve the critical action ${action}?`);
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe(
+      'Cancel',
+    );
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Approve');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe(
+      'Approve',
+    );
     const after = await getJson<Approval>(base, `/api/v1/approvals/${id}`);
     expect(after).toMatchObject({ status: 'pending', decisions: [] });
     await done(visit);
@@ -174,15 +180,13 @@ describe.skipIf(!hasChromium)('deciding an approval in the console', () => {
     const status = page.getByTestId('approval-status');
     await expect.poll(() => status.textContent()).toBe('executed');
     expect(await status.getAttribute('class')).toBe('badge status-neutral');
-    const colours = await status.evaluate((node) => getComputedStyle(node).color);
-    const okColour = await page.evaluate(() => {
-      const probe = document.createElement('span');
-      probe.className = 'badge status-executed';
-      document.body.append(probe);
-      const colour = getComputedStyle(probe).color;
-      probe.remove();
-      return colour;
-    });
+    // The neutral badge is not the green of a change made: compared as the browser draws them.
+    const colourOf = (className: string) =>
+      page.evaluate<string>(
+        `(() => { const probe = document.createElement('span'); probe.className = ${JSON.stringify(className)}; document.body.append(probe); const colour = getComputedStyle(probe).color; probe.remove(); return colour; })()`,
+      );
+    const colours = await colourOf('badge status-neutral');
+    const okColour = await colourOf('badge status-executed');
     expect(colours).not.toBe(okColour);
     await screenshots(page, 'approval', SHOTS);
     await page.emulateMedia({ colorScheme: 'dark' });

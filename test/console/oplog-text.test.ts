@@ -4,6 +4,7 @@ import {
   DRY_RUN_TEXT,
   entryVerdict,
   outcomeNotes,
+  statusBadgeClass,
 } from '../../console/src/oplog-text.js';
 
 const dryRun = {
@@ -53,5 +54,12 @@ describe('operation-log wording', () => {
       outcomeNotes({ auto_repair: { allowed: true, blocked_by: null, reason: 'matches' } }, []),
     ).toEqual({ dryRun: false, blocked: null });
     expect(blockedText('critical risk')).toBe('Auto-repair blocked: critical risk');
+  });
+
+  it('shows an executed dry run in the neutral badge, every other status as it is', () => {
+    expect(statusBadgeClass('executed', true)).toBe('badge status-neutral');
+    expect(statusBadgeClass('executed', false)).toBe('badge status-executed');
+    expect(statusBadgeClass('failed', true)).toBe('badge status-failed');
+    expect(statusBadgeClass('pending', undefined)).toBe('badge status-pending');
   });
 });
