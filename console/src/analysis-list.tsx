@@ -1,6 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
 import { useNow } from './hooks';
+import { IncidentLink, useIncidentNames } from './incident-names';
 import { RecordLink } from './links';
 import { Outside } from './outside';
 import type { TaskList } from './page-types';
@@ -28,6 +29,9 @@ export function AnalysisList({
 }) {
   const now = useNow();
   const tasks = useLoad(() => api<TaskList>(tasksPath(incidentId)), [incidentId]);
+  const names = useIncidentNames(
+    incidentId ? [] : (tasks.data?.items ?? []).map((task) => task.incident_id),
+  );
   useEffect(
     () =>
       onFeedEvent((event) => {
@@ -59,7 +63,7 @@ export function AnalysisList({
           {!incidentId && task.incident_id && (
             <span class="small">
               {' '}
-              for incident <RecordLink kind="incident" id={task.incident_id} />
+              for <IncidentLink id={task.incident_id} name={names.get(task.incident_id)} />
             </span>
           )}
         </li>

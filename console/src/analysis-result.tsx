@@ -1,9 +1,10 @@
 import type { TaskResult } from './api-types';
-import { RecordLink } from './links';
+import { IncidentLink, useIncidentNames } from './incident-names';
 import { Outside } from './outside';
 
 /** A finished analysis: the consensus, each expert's opinion, and the dissent. */
 export function Result({ result }: { result: TaskResult }) {
+  const names = useIncidentNames([result.incident_id]);
   return (
     <div class="result" data-testid="analysis-result">
       <h3>Consensus</h3>
@@ -12,7 +13,7 @@ export function Result({ result }: { result: TaskResult }) {
           <>
             <dt>Incident</dt>
             <dd>
-              <RecordLink kind="incident" id={result.incident_id} />
+              <IncidentLink id={result.incident_id} name={names.get(result.incident_id)} />
             </dd>
           </>
         )}

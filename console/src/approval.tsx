@@ -4,6 +4,7 @@ import type { ChainVerdict, OperationLogPage } from './api-types';
 import { Decide } from './approval-decide';
 import { ApprovalOperationLog } from './approval-oplog';
 import { SignerProgress } from './approval-summary';
+import { IncidentLink } from './incident-names';
 import { RecordLink } from './links';
 import { blockedText, DRY_RUN_TEXT, outcomeNotes, statusBadgeClass } from './oplog-text';
 import { JsonText, Outside } from './outside';
@@ -126,7 +127,11 @@ export function ApprovalView({ id }: { id: string }) {
           </dd>
           <dt>Incident</dt>
           <dd>
-            {approval.incident_id ? <RecordLink kind="incident" id={approval.incident_id} /> : '–'}
+            {approval.incident_id ? (
+              <IncidentLink id={approval.incident_id} name={approval.incident ?? undefined} />
+            ) : (
+              '–'
+            )}
           </dd>
           <dt>Approval</dt>
           <dd class="wrap">

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, authHeaders, noteAccess } from './api';
 import type { FeedEvent, SignalPage } from './api-types';
 import { useNow } from './hooks';
-import { RecordLink } from './links';
+import { IncidentLink, useIncidentNames } from './incident-names';
 import { Outside } from './outside';
 import { onFeedEvent } from './sse';
 import { age, duration, when } from './time-text';
@@ -42,6 +42,11 @@ export function SignalsView() {
   const signals = useLoad(() => api<SignalPage>('/api/v1/signals?limit=50'), []);
   const backlog = useLoad(loadBacklog, []);
   const [handled, setHandled] = useState(new Map<string, FeedEvent>());
+  const names = useIncidentNames(
+    (signals.data?.items ?? []).map(
+      (signal) => handled.get(signal.id)?.incident_id ?? signal.handling.incident_id,
+    ),
+  );
 
   useEffect(() => {
     const timer = setInterval(() => backlog.reload(), 10_000);
@@ -138,7 +143,7 @@ export function SignalsView() {
                       </span>
                       {incident && (
                         <div class="small">
-                          → incident <RecordLink kind="incident" id={incident} />
+                          → <IncidentLink id={incident} name={names.get(incident)} />
                         </div>
                       )}
                     </td>
