@@ -15,7 +15,7 @@ export async function loadApprovalDetail(id: string) {
 export function SignerProgress({ approval }: { approval: ApprovalPageData }) {
   const signatures = signaturesOf(approval);
   return (
-    <span class="signers" data-testid="signer-progress">
+    <span class="signer-progress" data-testid="signer-progress">
       <OutsideSigners text={signerProgress(signatures)} count={signatures.signed_by?.length ?? 0} />
     </span>
   );
