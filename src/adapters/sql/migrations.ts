@@ -10,6 +10,7 @@ import { migration0008PlaybookRunCounts } from './migrations/0008-playbook-run-c
 import { migration0009IncidentLifecycle } from './migrations/0009-incident-lifecycle.js';
 import { migration0010Silences } from './migrations/0010-silences.js';
 import { migration0011Heartbeats } from './migrations/0011-heartbeats.js';
+import { migration0012ConsoleOrders } from './migrations/0012-console-orders.js';
 import type { Dialect } from './migrations/migration-kit.js';
 
 /** One ordered list of migrations, one file each; only auto-numbering differs by dialect. */
@@ -26,6 +27,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0009_incident_lifecycle': migration0009IncidentLifecycle(dialect),
     '0010_silences': migration0010Silences(),
     '0011_heartbeats': migration0011Heartbeats(),
+    '0012_console_orders': migration0012ConsoleOrders(),
   };
 }
 

@@ -161,19 +161,18 @@ export async function listIncidents(
   }
   const after = decodeUrgencyCursor(page.cursor);
   if (after) {
-    // Past (severity, last_seen, id) in the order severity asc, last_seen desc, id asc.
-    query = query.where((eb) =>
-      eb.or([
-        eb('severity', '>', after.severity),
-        eb.and([
-          eb('severity', '=', after.severity),
-          eb.or([
-            eb('last_seen', '<', after.lastSeen),
-            eb.and([eb('last_seen', '=', after.lastSeen), eb('id', '>', after.id)]),
-          ]),
+    // Past (severity, last_seen, id) in the order severity asc, last_seen desc, id asc. The
+    // directions differ, so no row comparison says it; the leading `severity >=` lets the
+    // incidents_urgency index start at the cursor's severity instead of the first row.
+    query = query
+      .where('severity', '>=', after.severity)
+      .where((eb) =>
+        eb.or([
+          eb('severity', '>', after.severity),
+          eb('last_seen', '<', after.lastSeen),
+          eb.and([eb('last_seen', '=', after.lastSeen), eb('id', '>', after.id)]),
         ]),
-      ]),
-    );
+      );
   }
   const rows = await query.orderBy('severity').orderBy('last_seen', 'desc').orderBy('id').execute();
   return pageOf(
