@@ -47,6 +47,7 @@ export class ActivityLog {
   private readonly names = new Map<string, IncidentName>();
   private readonly approvalIncident = new Map<string, string>();
   private sequence = 0;
+  private sinceForget = 0;
 
   constructor(
     private readonly limit = 300,
@@ -57,7 +58,9 @@ export class ActivityLog {
     this.noteNames(event);
     const key = groupKey(event) ?? `event:${++this.sequence}`;
     setNewest(this.lines, key, { key, at: event.at, event }, this.limit);
-    this.forgetBefore(now);
+    // The hour is enforced when read, and here only now and then: scanning the front of a Map
+    // that had many lines moved up passes over their deleted slots each time.
+    if (++this.sinceForget >= 100) this.forgetBefore(now);
   }
 
   /** Names learnt elsewhere (a list the Now view read): the lines about them use the names. */
@@ -134,6 +137,7 @@ export class ActivityLog {
   }
 
   private forgetBefore(now: number): void {
+    this.sinceForget = 0;
     const oldest = now - this.spanMs;
     for (const [key, entry] of this.lines) {
       // Oldest first: the first line young enough ends the scan.

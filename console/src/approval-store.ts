@@ -128,14 +128,21 @@ export class ApprovalStore {
    */
   waitingFor(operatorId: string | null): PendingApproval[] {
     const actor = operatorId ? consoleActor(operatorId) : null;
+    // Keys computed once per approval: hundreds wait in a storm, and this runs per redraw.
     return [...this.pending.values()]
       .filter((approval) => !actor || !approval.signed_by.includes(actor))
+      .map((approval) => ({
+        approval,
+        urgency: urgencyOf(approval),
+        created: Date.parse(approval.created_at) || 0,
+      }))
       .sort(
         (a, b) =>
-          urgencyOf(a) - urgencyOf(b) ||
-          (Date.parse(b.created_at) || 0) - (Date.parse(a.created_at) || 0) ||
-          (a.id < b.id ? -1 : 1),
-      );
+          a.urgency - b.urgency ||
+          b.created - a.created ||
+          (a.approval.id < b.approval.id ? -1 : 1),
+      )
+      .map((item) => item.approval);
   }
 
   /** Past the limit the oldest are let go: the list call still counts them. */

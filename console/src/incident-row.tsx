@@ -1,4 +1,5 @@
-import type { IncidentRow as Row } from './incident-store';
+import { memo } from 'preact/compat';
+import type { IncidentRow as Incident } from './incident-store';
 import { RecordLink } from './links';
 import { Outside } from './outside';
 import { SeverityBadge } from './severity-badge';
@@ -8,7 +9,7 @@ import { age, when } from './time-text';
  * One incident as a compact row of the Now view: severity, name (a link to its page), where,
  * hits, age and status on one line at desktop width, so that a dozen fit on a screen.
  */
-export function IncidentRow({ incident, now }: { incident: Row; now: number }) {
+function Row({ incident, now }: { incident: Incident; now: number }) {
   return (
     <li
       class={`row sev-${incident.severity}`}
@@ -41,3 +42,14 @@ export function IncidentRow({ incident, now }: { incident: Row; now: number }) {
     </li>
   );
 }
+
+/**
+ * A row is drawn again only when its incident changed (the store replaces a changed one) or
+ * its age reads differently: a storm's redraws then touch only the rows that moved.
+ */
+export const IncidentRow = memo(
+  Row,
+  (before, after) =>
+    before.incident === after.incident &&
+    age(before.incident.first_seen, before.now) === age(after.incident.first_seen, after.now),
+);

@@ -4,7 +4,7 @@
  * urgent are dropped (an event about one of them asks for it again). Free of the DOM.
  */
 import type { FeedEvent, Incident } from './api-types.js';
-import { byUrgency } from './severity.js';
+import { sortedByUrgency } from './severity.js';
 
 /** What a row of the Now view shows: an incident as listed, or as its creation event tells it. */
 export type IncidentRow = Pick<
@@ -119,7 +119,7 @@ export class IncidentStore {
 
   /** The held rows that pass `keep`, most urgent first. */
   ranked(keep: (row: IncidentRow) => boolean = () => true): IncidentRow[] {
-    return [...this.rows.values()].filter(keep).sort(byUrgency);
+    return sortedByUrgency([...this.rows.values()].filter(keep));
   }
 
   /**

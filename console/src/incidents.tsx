@@ -1,14 +1,10 @@
 import { useEffect } from 'preact/hooks';
 import { api } from './api';
 import type { IncidentPage } from './api-types';
-import { throttled } from './batch-loader';
 import { IncidentCard } from './feed-items';
 import { useNow } from './hooks';
 import { onFeedEvent } from './sse';
 import { Loading, useLoad } from './views-common';
-
-/** A storm of events reads the list again at most this often, not once per event. */
-const RELOAD_EVERY_MS = 2000;
 
 /** CONTRACT, Incident lifecycle: the statuses the list filters by. */
 const STATUSES = ['open', 'acknowledged', 'resolved'] as const;
@@ -26,16 +22,14 @@ export function IncidentsView({ status }: { status: string | null }) {
     [chosen],
   );
 
-  useEffect(() => {
-    const reload = throttled(listed.reload, RELOAD_EVERY_MS);
-    const off = onFeedEvent((event) => {
-      if (event.type.startsWith('incident.')) reload.call();
-    });
-    return () => {
-      off();
-      reload.stop();
-    };
-  }, []);
+  // useLoad reads again at most once a second, however many events a storm brings.
+  useEffect(
+    () =>
+      onFeedEvent((event) => {
+        if (event.type.startsWith('incident.')) listed.reload();
+      }),
+    [],
+  );
 
   return (
     <section aria-labelledby="incidents-title">

@@ -51,3 +51,22 @@ const newestSeen = (a: Ranked, b: Ranked) =>
 export function byUrgency(a: Ranked, b: Ranked): number {
   return severityRank(a.severity) - severityRank(b.severity) || newestSeen(a, b) || byId(a, b);
 }
+
+/**
+ * `rows` sorted by urgency, each time stamp read once: a storm's redraw sorts hundreds of rows,
+ * and parsing dates in every comparison would cost more than the sort.
+ */
+export function sortedByUrgency<T extends Ranked>(rows: Iterable<T>): T[] {
+  const keyed = [...rows].map((row) => ({
+    row,
+    rank: severityRank(row.severity),
+    seen: Date.parse(row.last_seen) || 0,
+  }));
+  keyed.sort(
+    (a, b) =>
+      a.rank - b.rank ||
+      b.seen - a.seen ||
+      (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0),
+  );
+  return keyed.map((item) => item.row);
+}

@@ -1,5 +1,6 @@
 import { authHeaders, noteAccess, Watched } from './api';
 import type { FeedEvent } from './api-types';
+import { slicedQueue } from './feed-queue';
 import { readSse, type SseMessage } from './sse-reader';
 
 export type StreamState = 'connecting' | 'live' | 'reconnecting' | 'stopped';
@@ -87,19 +88,22 @@ export function onFeedEvent(listener: (event: FeedEvent) => void): () => void {
   return () => feedListeners.delete(listener);
 }
 
+/** Each event reaches every listener, in order, a few milliseconds of them per task. */
+const events = slicedQueue<string>((data) => {
+  let event: FeedEvent;
+  try {
+    event = JSON.parse(data) as FeedEvent;
+  } catch {
+    return;
+  }
+  for (const listener of [...feedListeners]) listener(event);
+});
+
 export function startFeed() {
   feed?.stop();
   feed = openStream({
     url: '/api/v1/events',
     onState: (state) => feedState.set(state),
-    onMessage: (message) => {
-      let event: FeedEvent;
-      try {
-        event = JSON.parse(message.data) as FeedEvent;
-      } catch {
-        return;
-      }
-      for (const listener of [...feedListeners]) listener(event);
-    },
+    onMessage: (message) => events.push(message.data),
   });
 }

@@ -1,14 +1,25 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, signInCount } from './api';
+import { throttled } from './batch-loader';
 import { useWatched } from './hooks';
 import { Outside } from './outside';
 
-/** Loads with `load` whenever `deps` or the sign-in change; `reload()` loads again. */
+/** A view that reloads on feed events loads at most this often: a storm is not a request per event. */
+const RELOAD_EVERY_MS = 1000;
+
+/**
+ * Loads with `load` whenever `deps` or the sign-in change; `reload()` loads again, at once, or
+ * once at the end of a second that already had a reload.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const signIns = useWatched(signInCount);
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [reloads, setReloads] = useState(0);
+  const [reload] = useState(() =>
+    throttled(() => setReloads((count) => count + 1), RELOAD_EVERY_MS),
+  );
+  useEffect(() => () => reload.stop(), []);
   useEffect(() => {
     let cancelled = false;
     load().then(
@@ -27,7 +38,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
       cancelled = true;
     };
   }, [...deps, signIns, reloads]);
-  return { data, error, reload: () => setReloads((count) => count + 1) };
+  return { data, error, reload: () => reload.call() };
 }
 
 export function Loading({ error }: { error: string | null }) {

@@ -87,6 +87,17 @@ describe('readSse', () => {
     ]);
   });
 
+  it('reads a chunk of 20,000 events (a storm, or a replay) in well under a second', async () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => `id: ${i}\ndata: {"n":${i}}\n\n`).join(
+      '',
+    );
+    const started = performance.now();
+    const messages = await whole(text);
+    expect(messages).toHaveLength(20_000);
+    expect(messages.at(-1)).toEqual({ id: '19999', event: 'message', data: '{"n":19999}' });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
   it('stops reading and resolves when its signal aborts', async () => {
     let cancelled = false;
     const body = new ReadableStream<Uint8Array>({
