@@ -4,6 +4,7 @@ import type { ChainVerdict, OperationLogPage } from './api-types';
 import { Decide } from './approval-decide';
 import { ApprovalOperationLog } from './approval-oplog';
 import { SignerProgress } from './approval-summary';
+import { coalesce } from './coalesce';
 import { IncidentLink } from './incident-names';
 import { RecordLink } from './links';
 import { blockedText, DRY_RUN_TEXT, outcomeNotes, statusBadgeClass } from './oplog-text';
@@ -74,13 +75,17 @@ function Pending({ id, error }: { id: string; error: string | null }) {
 export function ApprovalView({ id }: { id: string }) {
   const { data: loaded, error, reload } = useLoad(() => loadApproval(id), [id]);
 
-  useEffect(
-    () =>
-      onFeedEvent((event) => {
-        if (event.approval_id === id) reload();
-      }),
-    [id],
-  );
+  // Every change of this approval reads it again, a burst of them once.
+  useEffect(() => {
+    const approvalReload = coalesce(reload, 250);
+    const off = onFeedEvent((event) => {
+      if (event.approval_id === id) approvalReload.request();
+    });
+    return () => {
+      off();
+      approvalReload.cancel();
+    };
+  }, [id]);
 
   if (!loaded) return <Pending id={id} error={error} />;
   const { approval, operations, verdict } = loaded;

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api';
 import { ApprovalSummary } from './approval-summary';
+import { coalesce } from './coalesce';
 import { useNow } from './hooks';
 import { IncidentActions } from './incident-actions';
 import { IncidentAlerts } from './incident-alerts';
@@ -13,6 +14,9 @@ import type { IncidentPageData } from './page-types';
 import { onFeedEvent } from './sse';
 import { age, when } from './time-text';
 import { useLoad } from './views-common';
+
+/** The longest a live change waits before the page reads the incident again. */
+const RELOAD_MS = 250;
 
 async function loadIncident(id: string) {
   try {
@@ -60,17 +64,23 @@ export function IncidentView({ id }: { id: string }) {
   const { data: incident, error, reload } = useLoad(() => loadIncident(id), [id]);
   const [approvalReloads, setApprovalReloads] = useState(0);
 
-  // A move made elsewhere (another operator, a resolved alert, the timeout, a silence) shows here.
-  useEffect(
-    () =>
-      onFeedEvent((event) => {
-        if (event.incident_id === id && event.type.startsWith('incident.')) reload();
-        if (event.type.startsWith('silence.')) reload();
-        if (event.type === 'approval.updated' && event.approval_id === incident?.approval_id)
-          setApprovalReloads((count) => count + 1);
-      }),
-    [id, incident?.approval_id],
-  );
+  // A move made elsewhere (another operator, a resolved alert, the timeout, a silence) shows
+  // here; a storm of hits on this incident reloads it once a second, not once per event.
+  useEffect(() => {
+    const incidentReload = coalesce(reload, RELOAD_MS);
+    const approvalReload = coalesce(() => setApprovalReloads((count) => count + 1), RELOAD_MS);
+    const off = onFeedEvent((event) => {
+      if (event.incident_id === id && event.type.startsWith('incident.')) incidentReload.request();
+      if (event.type.startsWith('silence.')) incidentReload.request();
+      if (event.type === 'approval.updated' && event.approval_id === incident?.approval_id)
+        approvalReload.request();
+    });
+    return () => {
+      off();
+      incidentReload.cancel();
+      approvalReload.cancel();
+    };
+  }, [id, incident?.approval_id]);
 
   if (!incident) return <Missing id={id} error={error} />;
   const hasLinks = incident.runbook_url || incident.generator_url;
