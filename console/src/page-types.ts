@@ -1,66 +1,20 @@
 /**
- * The fields the pages read beyond those the generated types knew when they were written
- * (issue 25's additions to the incident, approval and task answers). Each is optional here, so
- * that the pages work whether or not a field is present, and agree with the generated types
- * once those carry it.
+ * The names the incident, approval and analysis pages use for what the service answers (issue
+ * 25's additions included), from the types generated from its OpenAPI document.
  */
-import type { ApprovalDetail, IncidentDetail } from './api-types';
-import type { AutoRepair } from './oplog-text';
+import type { ApprovalDetail, IncidentDetail, TaskPage } from './api-types.generated.js';
 
-type Strings = Record<string, string>;
-
+export type IncidentPageData = IncidentDetail;
+/** One of the incident's latest alerts, with its labels, annotations and generator URL. */
+export type IncidentAlert = IncidentDetail['recent_alerts'][number];
 /** A silence that matches the incident's labels, active or pending. */
-export interface MatchingSilence {
-  id: string;
-  state: string;
-  created_by: string;
-  comment: string;
-  starts_at: string;
-  ends_at: string;
-}
+export type MatchingSilence = IncidentDetail['silences'][number];
 
-export type IncidentAlert = IncidentDetail['recent_alerts'][number] & {
-  labels?: Strings;
-  annotations?: Strings;
-  generator_url?: string | null;
-};
-
-export type IncidentPageData = Omit<IncidentDetail, 'recent_alerts'> & {
-  runbook_url?: string | null;
-  generator_url?: string | null;
-  silences?: MatchingSilence[];
-  recent_alerts: IncidentAlert[];
-};
-
+/** An approval with its signers, its incident's names, dry run and auto-repair decision. */
+export type ApprovalPageData = ApprovalDetail;
 /** The incident an approval is for, as the approval carries it. */
-export interface ApprovalIncident {
-  alert_name: string;
-  namespace: string;
-  severity: string;
-  status: string;
-}
+export type ApprovalIncident = NonNullable<ApprovalDetail['incident']>;
 
-export type ApprovalPageData = ApprovalDetail & {
-  signers?: number;
-  signers_needed?: number;
-  signed_by?: string[];
-  incident?: ApprovalIncident | null;
-  dry_run?: boolean;
-  auto_repair?: AutoRepair | null;
-};
-
-/** An analysis as listed (`GET /agents/tasks`), newest first. */
-export interface TaskSummary {
-  task_id: string;
-  incident_id: string | null;
-  trigger: string;
-  state: string;
-  progress: number;
-  created_at: string;
-  completed_at: string | null;
-}
-
-export interface TaskList {
-  items: TaskSummary[];
-  next_cursor: string | null;
-}
+/** Analyses as listed (`GET /agents/tasks`), newest first. */
+export type TaskList = TaskPage;
+export type TaskSummary = TaskPage['items'][number];
