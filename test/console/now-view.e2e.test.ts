@@ -58,12 +58,13 @@ async function openAs(browser: Browser, who: typeof ALICE | null, width: number,
   return context.newPage();
 }
 
-/** A badge's look: what tells P0 from P3 on screen. */
+/** The look of the first element `selector` finds: what tells P0 from P3 on screen. */
 function lookOf(page: Page, selector: string) {
-  return page.locator(selector).evaluate((element) => {
-    const style = getComputedStyle(element);
-    return `${style.backgroundColor} ${style.color} ${style.fontWeight} ${style.borderColor}`;
-  });
+  // A string: the page's globals (getComputedStyle) are not in this file's Node types.
+  return page.evaluate<string>(`(() => {
+    const style = getComputedStyle(document.querySelector(${JSON.stringify(selector)}));
+    return [style.backgroundColor, style.color, style.fontWeight, style.borderColor].join(' ');
+  })()`);
 }
 
 describe.skipIf(!hasChromium)('the Now view', () => {
@@ -129,18 +130,19 @@ describe.skipIf(!hasChromium)('the Now view', () => {
       items.map((item) => item.getAttribute('data-severity')),
     );
     expect(severities).toEqual([...severities].sort());
-    const onScreen = await rows.evaluateAll(
-      (items) => items.filter((item) => item.getBoundingClientRect().bottom <= innerHeight).length,
+    const onScreen = await page.evaluate<number>(
+      `[...document.querySelectorAll('[data-testid="now-incidents"] > li')]
+        .filter((item) => item.getBoundingClientRect().bottom <= innerHeight).length`,
     );
     expect(onScreen).toBeGreaterThanOrEqual(10);
     await expect.poll(() => page.getByTestId('counts').textContent()).toContain('14 unresolved');
 
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
-      const p0 = await lookOf(page, '.badge.severity-P0 >> nth=0');
-      const p1 = await lookOf(page, '.badge.severity-P1 >> nth=0');
-      const p2 = await lookOf(page, '.badge.severity-P2 >> nth=0');
-      const p3 = await lookOf(page, '.badge.severity-P3 >> nth=0');
+      const p0 = await lookOf(page, '[data-testid="now-incidents"] .badge.severity-P0');
+      const p1 = await lookOf(page, '[data-testid="now-incidents"] .badge.severity-P1');
+      const p2 = await lookOf(page, '[data-testid="now-incidents"] .badge.severity-P2');
+      const p3 = await lookOf(page, '[data-testid="now-incidents"] .badge.severity-P3');
       expect(new Set([p0, p1, p2, p3]).size, `${colorScheme}: ${[p0, p1, p2, p3]}`).toBe(4);
       await page.screenshot({ path: `${SHOTS}/now-1280-${colorScheme}.png` });
       await page.setViewportSize({ width: WIDTHS.phone, height: 844 });
