@@ -27,15 +27,20 @@ export interface PendingApproval {
   incident: ApprovalIncidentRef | null;
 }
 
-/** An approval as listed; `signed_by` and `incident` are absent on an older service. */
+/** An approval as listed: what the pinned list shows of it. */
 export type ListedApproval = Pick<
   ApprovalSummary,
-  'id' | 'incident_id' | 'status' | 'action' | 'risk_level' | 'signers' | 'signers_needed'
-> & {
-  created_at: string;
-  signed_by?: string[] | null;
-  incident?: ApprovalIncidentRef | null;
-};
+  | 'id'
+  | 'incident_id'
+  | 'status'
+  | 'action'
+  | 'risk_level'
+  | 'signers'
+  | 'signers_needed'
+  | 'signed_by'
+  | 'incident'
+  | 'created_at'
+>;
 
 /** CONTRACT, Approvals: a critical approval needs two distinct signers, any other one. */
 export const signersNeededFor = (risk: string) => (risk === 'critical' ? 2 : 1);
@@ -70,8 +75,9 @@ export class ApprovalStore {
         risk_level: item.risk_level,
         signers: item.signers,
         signers_needed: item.signers_needed,
-        signed_by: item.signed_by ?? held?.signed_by ?? [],
+        signed_by: item.signed_by,
         created_at: item.created_at,
+        // The feed may have named the incident of an approval listed without one.
         incident: item.incident ?? held?.incident ?? null,
       });
     }

@@ -45,7 +45,7 @@ export function useWaitingApprovals(): { waiting: PendingApproval[]; error: stri
   useEffect(() => {
     api<ApprovalPage>(`/api/v1/approvals?status=pending&limit=${PENDING_READ}`).then(
       (page) => {
-        store.merge(page.items as ListedApproval[]);
+        store.merge(page.items);
         setError(null);
         redraw();
       },
@@ -54,7 +54,7 @@ export function useWaitingApprovals(): { waiting: PendingApproval[]; error: stri
     const loader = batchLoader<ListedApproval>({
       load: async (ids) =>
         (await api<ApprovalPage>(`/api/v1/approvals?ids=${ids.join(',')}&limit=${ids.length}`))
-          .items as ListedApproval[],
+          .items,
       onLoaded: (items) => {
         store.merge(items);
         redraw();
