@@ -87,6 +87,10 @@ export function describeFeedEvent(event: FeedEvent, names: Names = NO_NAMES): Li
       const subject: LinePiece[] = incidentId
         ? [{ ...approval, label: 'Approval' }, ' for ', ...incidentPieces(incidentId, names)]
         : ['Approval ', approval];
+      // A decision that leaves it pending is a first signature of two (CONTRACT, Approvals).
+      if (event.status === 'pending') {
+        return [...subject, ' signed', ...byWhom(event), ': another signer is needed'];
+      }
       return [...subject, ' ', outside(event.status), ...byWhom(event)];
     }
     case 'incident.created':

@@ -80,6 +80,16 @@ describe('describeFeedEvent', () => {
     ],
     [
       {
+        type: 'approval.updated',
+        approval_id: 'apr-1',
+        status: 'pending',
+        actor: 'console_alice',
+        channel: 'console',
+      },
+      '<approval:apr-1|Approval> for <incident:inc-1|[DiskFull]> in [prod] signed by [console_alice] via [console]: another signer is needed',
+    ],
+    [
+      {
         type: 'approval.created',
         approval_id: 'apr-1',
         incident_id: 'inc-1',
