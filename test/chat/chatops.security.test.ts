@@ -156,7 +156,12 @@ describe('chat webhook without a secret', () => {
     expect(output).toMatch(
       /"variables":\["CHAT_WEBHOOK_SECRET"\],"meaning":"POST \/api\/v1\/chatops\/webhook takes chat updates from anyone/,
     );
-    expect(output.match(/CHAT_WEBHOOK_SECRET/g)).toHaveLength(2); // the headline and the entry
+    const summary = output.split('\n').find((line) => line.includes('"msg":"started: '));
+    expect(summary?.match(/CHAT_WEBHOOK_SECRET/g)).toHaveLength(2); // the headline and the entry
+    // CONTRACT, Operator console: and one warn line, since the webhook is unauthenticated.
+    await expect
+      .poll(() => server.output().match(/"level":40,[^\n]*"variable":"CHAT_WEBHOOK_SECRET"/g))
+      .toHaveLength(1);
     server.child.kill('SIGKILL');
   });
 
