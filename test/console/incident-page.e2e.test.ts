@@ -150,10 +150,18 @@ describe.skipIf(!hasChromium)('the incident page', () => {
     await page.getByRole('button', { name: 'Analyze' }).click();
     await expect.poll(() => page.url()).toMatch(/#\/analysis\/[^/?]+$/);
     taskId = decodeURIComponent(page.url().split('#/analysis/')[1] ?? '');
-    await page.getByTestId('analysis-result').waitFor({ timeout: 20_000 });
+    // The result names its incident (read by id) before the page moves on.
+    const named = page
+      .getByTestId('analysis-result')
+      .locator('a[data-record="incident"]', { hasText: `${alertName} in payments` });
+    await named.waitFor({ timeout: 20_000 });
     await page.reload();
-    await page.getByTestId('analysis-result').waitFor({ timeout: 20_000 });
+    await named.waitFor({ timeout: 20_000 });
     expect(await page.getByTestId('task-state').textContent()).toBe('COMPLETED');
+    await page
+      .getByTestId('analysis-list')
+      .locator('a[data-record="incident"]', { hasText: alertName })
+      .waitFor();
     await page.locator(`[data-testid="analysis-list"] a[data-record-id="${taskId}"]`).waitFor();
 
     await page.goto(`${base}/console/#/incidents/${incident.incident_id}`);
