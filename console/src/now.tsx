@@ -46,7 +46,7 @@ function Counts({ counts, filters }: { counts: SeverityCounts | null; filters: N
       {SEVERITIES.map((severity) => (
         <li key={severity} data-severity={severity}>
           <a
-            href={hashOf({ ...filters, severity, show: 'unresolved', q: '', since: '', until: '' })}
+            href={hashOf({ ...filtersFrom(new URLSearchParams()), severity })}
             aria-current={filters.severity === severity ? 'true' : undefined}
           >
             <SeverityBadge severity={severity} />{' '}
