@@ -250,6 +250,23 @@ describe.skipIf(!hasChromium)('the Now view', () => {
     expect(await page.locator('[data-testid="now-incidents"] .status-resolved').count()).toBe(30);
     expect(await page.getByRole('button', { name: 'Show more' }).count()).toBe(0);
     await screenshots(page, 'now-history', SHOTS);
+
+    // A time range over the incidents' last seen, in the reader's time zone, also in the link.
+    const local = (offsetMs: number) => {
+      const date = new Date(Date.now() + offsetMs);
+      const pad = (n: number) => String(n).padStart(2, '0');
+      return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+    };
+    await page.getByText('Time range').click();
+    await page.getByLabel('Seen from').fill(local(-3_600_000));
+    await page.getByLabel('Seen until').fill(local(3_600_000));
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect.poll(() => page.url()).toMatch(/since=.*until=/);
+    await expect.poll(() => rows.count()).toBe(50);
+    await page.getByLabel('Seen until').fill(local(-7_200_000));
+    await page.getByLabel('Seen from').fill(local(-10_800_000));
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByText('No incidents match.').waitFor();
     expect(watch.problems).toEqual([]);
     await page.context().close();
   });
