@@ -17,7 +17,7 @@ import {
 import { batchLoader, throttled } from './batch-loader';
 import { useCoalescedRedraw, useWatched } from './hooks';
 import type { Severity } from './severity';
-import { onFeedEvent } from './sse';
+import { feedResumes, onFeedEvent } from './sse';
 
 /** The pending approvals read when the view opens; more arrive from the feed. */
 const PENDING_READ = 200;
@@ -38,8 +38,9 @@ function incidentOf(id: string): ApprovalIncidentRef | undefined {
 export function useWaitingApprovals(): { waiting: PendingApproval[]; error: string | null } {
   const signIns = useWatched(signInCount);
   const signedIn = useWatched(operator);
+  const resumes = useWatched(feedResumes);
   const redraw = useCoalescedRedraw();
-  const store = useMemo(() => new ApprovalStore(), [signIns]);
+  const store = useMemo(() => new ApprovalStore(), [signIns, resumes]);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -79,6 +80,7 @@ export function useWaitingApprovals(): { waiting: PendingApproval[]; error: stri
 /** The counts per severity, read again (throttled) when an incident opens or moves. */
 export function useSeverityCounts(): SeverityCounts | null {
   const signIns = useWatched(signInCount);
+  const resumes = useWatched(feedResumes);
   const [counts, setCounts] = useState<SeverityCounts | null>(null);
   useEffect(() => {
     let gone = false;
@@ -99,6 +101,6 @@ export function useSeverityCounts(): SeverityCounts | null {
       off();
       read.stop();
     };
-  }, [signIns]);
+  }, [signIns, resumes]);
   return counts;
 }

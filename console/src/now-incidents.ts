@@ -12,7 +12,7 @@ import { batchLoader } from './batch-loader';
 import { useCoalescedRedraw, useWatched } from './hooks';
 import { type IncidentRow, IncidentStore } from './incident-store';
 import { incidentsPath, isLive, keeps, type NowFilters, PAGE_SIZE } from './now-query';
-import { onFeedEvent } from './sse';
+import { feedResumes, onFeedEvent } from './sse';
 
 /** The Now view holds at most this many incidents beyond those paged in by hand. */
 const HELD = 500;
@@ -47,8 +47,9 @@ export function useNowIncidents(filters: NowFilters): NowIncidents {
   const live = isLive(filters);
   const key = incidentsPath(filters);
   const signIns = useWatched(signInCount);
+  const resumes = useWatched(feedResumes);
   const redraw = useCoalescedRedraw();
-  const store = useMemo(() => new IncidentStore(HELD), [key, signIns]);
+  const store = useMemo(() => new IncidentStore(HELD), [key, signIns, resumes]);
   /** The service's order of a searched list (live lists are ranked here). */
   const order = useRef<string[]>([]);
   const cursor = useRef<string | null>(null);

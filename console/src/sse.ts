@@ -80,6 +80,11 @@ export function openStream(options: StreamOptions): { stop(): void } {
 
 /** The service's own event feed, one connection for the whole console. */
 export const feedState = new Watched<StreamState>('connecting');
+/**
+ * Counts the times the feed came back after a drop. The resume replays at most the service's
+ * buffer (about 1,000 events): views that follow the feed read their lists again instead.
+ */
+export const feedResumes = new Watched(0);
 const feedListeners = new Set<(event: FeedEvent) => void>();
 let feed: { stop(): void } | undefined;
 
@@ -103,7 +108,12 @@ export function startFeed() {
   feed?.stop();
   feed = openStream({
     url: '/api/v1/events',
-    onState: (state) => feedState.set(state),
+    onState: (state) => {
+      if (state === 'live' && feedState.value === 'reconnecting') {
+        feedResumes.set(feedResumes.value + 1);
+      }
+      feedState.set(state);
+    },
     onMessage: (message) => events.push(message.data),
   });
 }
