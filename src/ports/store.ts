@@ -23,5 +23,25 @@ export interface Store {
   isStorageFull(error: unknown): boolean;
   /** Whether `error` says the database cannot be reached or is not serving now (restart, busy). */
   isUnavailable(error: unknown): boolean;
+  /**
+   * Cross-process wake-ups, where the database has them (PostgreSQL's LISTEN/NOTIFY). Absent
+   * on SQLite: there, processes sharing the file find each other's writes by polling.
+   */
+  readonly wakeups?: Wakeups;
   close(): Promise<void>;
+}
+
+/** Tells the processes waiting on a topic that there is work, instead of their polling for it. */
+export interface Wakeups {
+  /**
+   * Tells every process listening on `topic`, best effort and without waiting: call it after
+   * the commit of the work it announces. A wake-up lost (no connection) is found by a poll.
+   */
+  notify(topic: string, payload: string): void;
+  /**
+   * Calls `onWake` with each notification's payload, and with undefined after the listening
+   * connection was lost and made again (notifications may have been missed meanwhile).
+   * Resolves once listening (or once the first try to connect failed: retries follow).
+   */
+  listen(topic: string, onWake: (payload: string | undefined) => void): Promise<() => void>;
 }

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Store, Tables } from '../../ports/store.js';
 import { errorCode, lockedTransaction, runMigrations } from '../sql/sql-support.js';
+import { createPgWakeups } from './pg-wakeups.js';
 
 // int8 columns hold epoch milliseconds, far inside Number's exact range.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
@@ -66,6 +67,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   await runMigrations(db, 'postgres', schema);
+  const wakeups = createPgWakeups({ url: options.url, schema }, (error) =>
+    options.onIdleConnectionError?.(error),
+  );
 
   return {
     dialect: 'postgres',
@@ -79,7 +83,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     // SQLSTATE 53100 disk_full (class 53, insufficient resources).
     isStorageFull: (error) => errorCode(error) === '53100',
     isUnavailable: isConnectionFailure,
+    wakeups,
     async close() {
+      await wakeups.close();
       await db.destroy();
     },
   };

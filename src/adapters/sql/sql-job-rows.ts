@@ -77,6 +77,34 @@ export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<void>
 }
 
 /**
+ * The names among `names` that have work: a queued job due, or a run whose lease ran out (its
+ * process died). One statement for every name, so an idle queue costs one read per poll;
+ * each part is a range of the (status, run_after) index.
+ */
+export async function namesWithWork(
+  db: Db,
+  names: readonly string[],
+  now: number,
+): Promise<string[]> {
+  if (names.length === 0) return [];
+  const rows = await db
+    .selectFrom('jobs')
+    .select('name')
+    .where('status', '=', QUEUED)
+    .where('run_after', '<=', now)
+    .union(
+      db
+        .selectFrom('jobs')
+        .select('name')
+        .where('status', '=', RUNNING)
+        .where('locked_until', '<', now),
+    )
+    .execute();
+  const wanted = new Set(names);
+  return rows.map((row) => row.name).filter((name) => wanted.has(name));
+}
+
+/**
  * Jobs of `name` that are due, and with `withAbandoned` those whose lease ran out while
  * running (their process died). Two queries, each a range of the (name, status, run_after)
  * index: one with an OR would read every job of the name and sort them, which grows with a

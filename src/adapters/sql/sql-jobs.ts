@@ -18,13 +18,19 @@ import {
   insertJobs,
   type JobRow,
   type NewJob,
+  namesWithWork,
   type Outcome,
   QUEUED,
   RUNNING,
 } from './sql-job-rows.js';
 
 export interface SqlJobsOptions {
-  /** How often to look for jobs enqueued by other processes or come due (real time). */
+  /**
+   * How often to look for jobs enqueued by other processes, come due or left by a dead
+   * process (real time). By default 1 s on SQLite, and 5 s where the database wakes this
+   * process itself (PostgreSQL's LISTEN/NOTIFY): the enqueuing process always wakes its own
+   * claims, and schedules its own retries, so the poll is only the safety net.
+   */
   pollMs?: number;
   /** First retry delay; each further retry doubles it, up to 15 minutes. */
   backoffMs?: number;
@@ -40,6 +46,10 @@ const DAY = 24 * 60 * 60 * 1000;
 
 const MAX_BACKOFF_MS = 15 * 60 * 1000;
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
+/** The wake-up topic of the job queue; its payload is the job's name. */
+const WAKE_TOPIC = 'jobs';
+/** A retry's timer fires this much after its run_after, so the claim finds it due. */
+const RETRY_SLACK_MS = 5;
 
 interface Registration {
   handler: JobHandler;
@@ -59,7 +69,8 @@ export function createSqlJobs(
   log: FastifyBaseLogger,
   options: SqlJobsOptions = {},
 ): JobQueue {
-  const pollMs = options.pollMs ?? 250;
+  const wakeups = store.wakeups;
+  const pollMs = options.pollMs ?? (wakeups ? 5_000 : 1_000);
   const backoffMs = options.backoffMs ?? 1000;
   // Renewed every third while the job runs; a dead process's job is run again 20 s later.
   const leaseMs = options.leaseMs ?? 20_000;
@@ -73,12 +84,15 @@ export function createSqlJobs(
   let closing = false;
   let closed: Promise<void> | undefined;
   let poller: NodeJS.Timeout | undefined;
+  let stopListening: (() => void) | undefined;
+  const retryTimers = new Set<NodeJS.Timeout>();
   let lastSweep = 0;
   const inserts = groupCommit<NewJob>(async (jobs) => {
     // Within one statement an id may appear once; a repeat is the same enqueue twice.
     const distinct = new Map<string, NewJob>();
     for (const job of jobs) if (!distinct.has(job.id)) distinct.set(job.id, job);
     await insertJobs(db, [...distinct.values()]);
+    for (const name of new Set(jobs.map((job) => job.name))) wakeups?.notify(WAKE_TOPIC, name);
   });
   // Runs that end together are recorded in one transaction: one commit for the lot.
   const finishes = groupCommit<{ id: string; until: number; outcome: Outcome }, boolean>((ended) =>
@@ -109,10 +123,18 @@ export function createSqlJobs(
   async function claimPasses(): Promise<void> {
     while ((pollDue || wokenNames.size > 0) && !closing) {
       const poll = pollDue;
-      const names = poll ? [...registrations.keys()] : [...wokenNames];
+      const woken = [...wokenNames];
       pollDue = false;
       wokenNames.clear();
       try {
+        const names = poll
+          ? [
+              ...new Set([
+                ...woken,
+                ...(await namesWithWork(db, [...registrations.keys()], clock.now())),
+              ]),
+            ]
+          : woken;
         await sweepIfDue();
         for (const name of names) {
           const registration = registrations.get(name);
@@ -199,7 +221,18 @@ export function createSqlJobs(
     }
     const delay = Math.min(backoffMs * 2 ** (job.attempts_made - 1), MAX_BACKOFF_MS);
     log.warn(context, 'jobs: job failed; will retry');
+    wakeAfter(job.name, delay);
     return { status: QUEUED, runAfter: clock.now() + delay, error: message };
+  }
+
+  /** A retry this process scheduled is claimed when due, not at the next poll. */
+  function wakeAfter(name: string, delayMs: number): void {
+    const timer = setTimeout(() => {
+      retryTimers.delete(timer);
+      wake(name);
+    }, delayMs + RETRY_SLACK_MS);
+    timer.unref();
+    retryTimers.add(timer);
   }
 
   async function sweepIfDue(): Promise<void> {
@@ -212,6 +245,9 @@ export function createSqlJobs(
   async function shutdown(): Promise<void> {
     closing = true;
     if (poller) clearInterval(poller);
+    stopListening?.();
+    for (const timer of retryTimers) clearTimeout(timer);
+    retryTimers.clear();
     await pass;
     if (running.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
@@ -254,6 +290,8 @@ export function createSqlJobs(
       started = true;
       // Not unref'd: like BullMQ's workers, the poller keeps a worker-only process alive.
       poller = setInterval(() => wake(), pollMs);
+      // Another process enqueued a job of this name; undefined: reconnected, look at all.
+      stopListening = await wakeups?.listen(WAKE_TOPIC, (name) => wake(name));
       wake();
     },
 

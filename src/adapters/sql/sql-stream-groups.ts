@@ -14,25 +14,43 @@ export function createGroupReads(store: Store, clock: Clock) {
 
   /** Lock-free look first, so idle blocked readers do not take SQLite's write lock per poll. */
   async function anythingToDeliver(stream: string, group: string, claimIdleMs: number) {
-    const cursor = await groupCursor(store.db, stream, group);
-    if (!cursor) return true; // let the locked read report the missing group
-    const fresh = await store.db
-      .selectFrom('stream_entries')
-      .select('ms')
-      .where('stream', '=', stream)
-      .where(compareId('stream_entries', '>', cursor))
-      .limit(1)
+    // One statement: an idle consumer asks it every few seconds, a busy one before each read.
+    const staleBefore = Math.floor(clock.now()) - claimIdleMs;
+    const row = await store.db
+      .selectFrom('stream_groups as g')
+      .where('g.stream', '=', stream)
+      .where('g.group_name', '=', group)
+      .select((eb) =>
+        eb
+          .or([
+            eb.exists(
+              eb
+                .selectFrom('stream_entries as e')
+                .select('e.ms')
+                .where('e.stream', '=', stream)
+                // compareId's shape: a range of the (stream, ms, seq) index, then the tie.
+                .where('e.ms', '>=', (inner) => inner.ref('g.last_ms'))
+                .where((inner) =>
+                  inner.or([
+                    inner('e.ms', '>', inner.ref('g.last_ms')),
+                    inner('e.seq', '>', inner.ref('g.last_seq')),
+                  ]),
+                ),
+            ),
+            eb.exists(
+              eb
+                .selectFrom('stream_pending as p')
+                .select('p.ms')
+                .where('p.stream', '=', stream)
+                .where('p.group_name', '=', group)
+                .where('p.delivered_at', '<=', staleBefore),
+            ),
+          ])
+          .as('any'),
+      )
       .executeTakeFirst();
-    if (fresh) return true;
-    const stale = await store.db
-      .selectFrom('stream_pending')
-      .select('ms')
-      .where('stream', '=', stream)
-      .where('group_name', '=', group)
-      .where('delivered_at', '<=', Math.floor(clock.now()) - claimIdleMs)
-      .limit(1)
-      .executeTakeFirst();
-    return stale !== undefined;
+    // No group: let the locked read report it.
+    return row === undefined || Boolean(row.any);
   }
 
   // Per group, not per stream: appenders keep going while consumers claim. Safe because ids

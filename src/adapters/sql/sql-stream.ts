@@ -36,8 +36,14 @@ interface Appender {
  */
 const trimEveryAtLeast = 100;
 const trimEvery = (maxLen: number) => Math.max(trimEveryAtLeast, Math.floor(maxLen / 10));
-/** Blocked readers re-check this often for entries appended by other processes. */
-const pollMs = 200;
+/**
+ * Blocked readers re-check this often for entries appended by other processes: on SQLite
+ * nothing else tells them; on PostgreSQL the appending process notifies them, and the poll
+ * is the safety net for a notification lost while the listening connection was down.
+ */
+const pollMs = (store: Store) => (store.wakeups ? 5_000 : 1_000);
+/** The wake-up topic of appends; its payload is the stream's name. */
+const WAKE_TOPIC = 'stream';
 /** Caps one transaction on both dialects. */
 const maxBatch = 1000;
 
@@ -47,6 +53,14 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
   const inFlight = new Set<Promise<unknown>>();
   let closed = false;
   const { anythingToDeliver, deliver } = createGroupReads(store, clock);
+  let listening: Promise<() => void> | undefined;
+  /** From the first blocking read on: appends of other processes wake this one's readers. */
+  function listen(): void {
+    listening ??= store.wakeups?.listen(WAKE_TOPIC, (stream) => {
+      if (stream !== undefined) wake(stream);
+      else for (const name of [...sleepers.keys()]) wake(name);
+    });
+  }
 
   function track<T>(work: Promise<T>): Promise<T> {
     inFlight.add(work);
@@ -91,6 +105,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
       appender.appendsSinceTrim = trimmed ? 0 : appender.appendsSinceTrim + batch.length;
       for (const [i, append] of batch.entries()) append.resolve(ids[i]!);
       wake(stream);
+      store.wakeups?.notify(WAKE_TOPIC, stream);
     } catch (error) {
       for (const append of batch) append.reject(error);
     } finally {
@@ -123,20 +138,21 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
   }
 
   /** Resolves after `ms`, or earlier when this instance appends to `stream` or closes. */
-  function nap(stream: string, ms: number): Promise<void> {
+  function nap(stream: string, ms: number): Promise<'woken' | 'timed out'> {
     return new Promise((resolve) => {
       let set = sleepers.get(stream);
       if (!set) {
         set = new Set();
         sleepers.set(stream, set);
       }
-      const done = () => {
+      const end = (how: 'woken' | 'timed out') => {
         clearTimeout(timer);
         set.delete(done);
         if (set.size === 0 && sleepers.get(stream) === set) sleepers.delete(stream);
-        resolve();
+        resolve(how);
       };
-      const timer = setTimeout(done, ms);
+      const done = () => end('woken');
+      const timer = setTimeout(() => end('timed out'), ms);
       set.add(done);
     });
   }
@@ -199,6 +215,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
     async readGroup(stream, group, consumer, options) {
       assertOpen();
       const deadline = Date.now() + Math.max(0, options.blockMs);
+      if (options.blockMs > 0) listen();
       for (;;) {
         if (await track(anythingToDeliver(stream, group, options.claimIdleMs))) {
           const entries = await track(deliver(stream, group, consumer, options));
@@ -207,8 +224,12 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
         // Closing ends the wait early, like a timeout: the caller sees an empty read.
         const remaining = deadline - Date.now();
         if (remaining <= 0 || closed) return [];
-        await nap(stream, Math.min(pollMs, remaining));
+        const napMs = Math.min(pollMs(store), remaining);
+        const how = await nap(stream, napMs);
         if (closed) return [];
+        // Slept to the deadline with nothing heard: the caller's next read looks at once, so
+        // looking here too would only double an idle consumer's statements.
+        if (how === 'timed out' && napMs === remaining) return [];
       }
     },
 
@@ -234,6 +255,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
      */
     async close() {
       closed = true;
+      void listening?.then((stop) => stop());
       for (const stream of [...sleepers.keys()]) wake(stream);
       // Queued batches start on the next macrotask; loop until nothing is queued or running.
       for (;;) {
