@@ -98,15 +98,21 @@ export function startSignalConsumer(
     // Entries this consumer failed to handle (the database was away): still pending for it,
     // so tried again here after the backoff instead of waiting for the idle claim (30 s).
     let unfinished: StreamEntry[] = [];
+    // Made once, and again after any error (the stream may have been deleted meanwhile): an
+    // idle consumer costs one blocking read at a time, not a write each round.
+    let groupMade = false;
     while (!stopped) {
       try {
-        await stream.ensureGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP);
+        if (!groupMade) await stream.ensureGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP);
+        groupMade = true;
         const entries =
           unfinished.length > 0
             ? unfinished.splice(0)
             : await stream.readGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP, consumer, {
                 count: options.batchSize ?? 200,
-                blockMs: options.blockMs ?? 1000,
+                // A new signal ends the wait at once; the length only sets how often an idle
+                // consumer starts a new read (a few statements on the SQL stream).
+                blockMs: options.blockMs ?? 5000,
                 claimIdleMs: options.claimIdleMs ?? 30_000,
               });
         if (stopped) return;
@@ -141,6 +147,7 @@ export function startSignalConsumer(
         backoffMs = 100;
       } catch (error) {
         if (stopped) return;
+        groupMade = false;
         log.error({ err: error }, 'signal consumer: retrying after an error');
         await new Promise((resolve) => setTimeout(resolve, backoffMs));
         backoffMs = Math.min(backoffMs * 2, 10_000);

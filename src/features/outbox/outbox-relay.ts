@@ -47,8 +47,18 @@ const MAX_OFFERS = 10;
  * short outage (a full disk, a database restart) is ridden out within one offer.
  */
 const JOB_ATTEMPTS = 8;
-/** How often the background relay looks for rows left behind. */
+/**
+ * How often the background relay looks for rows left behind: every second while the queue
+ * refuses jobs or rows were found due lately, else every 5 s. The writing process relays its
+ * rows itself after the commit, so an idle relay finds nothing, and need not look as often.
+ */
 const RELAY_EVERY_MS = 1_000;
+const IDLE_RELAY_EVERY_MS = 5_000;
+const BUSY_FOR_MS = 60_000;
+/** When the queue last refused a job, per store: the relay keeps its quick pace after that. */
+const lastRefusal = new WeakMap<object, number>();
+/** Per store, the running relay's way to take its quick pace at once after a refusal. */
+const hurryRelay = new WeakMap<object, () => void>();
 const RELAY_BATCH = 500;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const KEEP_COMPLETED_MS = 24 * 60 * 60 * 1000;
@@ -133,6 +143,8 @@ export async function relayFollowUpJobs(
       }
       const error = outcome.reason;
       const message = error instanceof Error ? error.message : String(error);
+      lastRefusal.set(store, Date.now());
+      hurryRelay.get(store)?.();
       await noteOutboxFailure(store.db, row.job_id, Date.now() + RETRY_MS, message);
       // Shutting down with follow-ups still running is normal: the row waits for a relay.
       if (error instanceof JobQueueClosedError)
@@ -196,6 +208,7 @@ export function startOutboxRelay(services: Services): OutboxRelay {
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> | undefined;
   let lastPrune = 0;
+  let lastFoundDue = 0;
   let queueReconnected = false;
   services.jobs.onReconnected?.(() => {
     queueReconnected = true;
@@ -216,6 +229,7 @@ export function startOutboxRelay(services: Services): OutboxRelay {
       do {
         due = await dueOutboxJobIds(store.db, Date.now(), RELAY_BATCH);
         if (stopped) return;
+        if (due.length > 0) lastFoundDue = Date.now();
         relayed = await relayFollowUpJobs(services, due);
       } while (due.length === RELAY_BATCH && relayed > 0);
       if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
@@ -227,18 +241,36 @@ export function startOutboxRelay(services: Services): OutboxRelay {
     }
   }
 
+  let idling = false;
   function schedule(): void {
     if (stopped) return;
+    const busySince = Math.max(lastFoundDue, lastRefusal.get(store) ?? 0);
+    const busy = queueReconnected || Date.now() - busySince < BUSY_FOR_MS;
+    idling = !busy;
+    timer = setTimeout(
+      () => {
+        idling = false;
+        pass = relayDue().finally(schedule);
+      },
+      busy ? RELAY_EVERY_MS : IDLE_RELAY_EVERY_MS,
+    );
+  }
+  const hurry = () => {
+    if (!idling || stopped) return;
+    clearTimeout(timer);
+    idling = false;
     timer = setTimeout(() => {
       pass = relayDue().finally(schedule);
     }, RELAY_EVERY_MS);
-  }
+  };
+  hurryRelay.set(store, hurry);
 
   pass = relayDue().finally(schedule);
   return {
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      if (hurryRelay.get(store) === hurry) hurryRelay.delete(store);
       await pass;
     },
   };
