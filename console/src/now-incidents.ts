@@ -14,8 +14,11 @@ import { type IncidentRow, IncidentStore } from './incident-store';
 import { incidentsPath, isLive, keeps, type NowFilters, PAGE_SIZE } from './now-query';
 import { feedResumes, onFeedEvent } from './sse';
 
-/** The Now view holds at most this many incidents beyond those paged in by hand. */
-const HELD = 500;
+/**
+ * The Now view holds at most this many incidents beyond those paged in by hand (a few hundred
+ * kB). One dropped and hit again is read again, so the bound is well above a storm's size.
+ */
+const HELD = 2000;
 
 export interface NowIncidents {
   rows: IncidentRow[];
