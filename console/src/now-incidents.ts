@@ -12,6 +12,7 @@ import { batchLoader } from './batch-loader';
 import { useCoalescedRedraw, useWatched } from './hooks';
 import { type IncidentRow, IncidentStore } from './incident-store';
 import { incidentsPath, isLive, keeps, type NowFilters, PAGE_SIZE } from './now-query';
+import { byUrgency } from './severity';
 import { feedResumes, onFeedEvent } from './sse';
 
 /**
@@ -53,23 +54,35 @@ export function useNowIncidents(filters: NowFilters): NowIncidents {
   const resumes = useWatched(feedResumes);
   const redraw = useCoalescedRedraw();
   const store = useMemo(() => new IncidentStore(HELD), [key, signIns, resumes]);
+  const current = useRef(store);
+  current.current = store;
   /** The service's order of a searched list (live lists are ranked here). */
   const order = useRef<string[]>([]);
   const cursor = useRef<string | null>(null);
+  /**
+   * The last row of the last page read while more pages remain: every incident that ranks
+   * above it is held (one that moves up is heard of), so a live list shows nothing below it.
+   */
+  const boundary = useRef<IncidentRow | null>(null);
+  const arrived = useRef(0);
   const [shown, setShown] = useState(PAGE_SIZE);
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
-  const [arrived, setArrived] = useState(0);
   const [reads, setReads] = useState(0);
 
   const readPage = async (from: string | null) => {
+    const target = store;
     setLoading(true);
     try {
       const page = await api<IncidentPage>(incidentsPath(filters, from));
+      // Filters changed while it was read: the answer is for a list no longer shown.
+      if (current.current !== target) return;
       store.merge(page.items);
       const ids = page.items.map((item) => item.id);
       order.current = from ? [...order.current, ...ids] : ids;
       cursor.current = page.next_cursor;
+      const last = page.items.at(-1);
+      boundary.current = page.next_cursor && last ? { ...last } : null;
       setError(null);
       remember(page.items);
     } catch (reason) {
@@ -84,8 +97,9 @@ export function useNowIncidents(filters: NowFilters): NowIncidents {
 
   useEffect(() => {
     setShown(PAGE_SIZE);
-    setArrived(0);
+    arrived.current = 0;
     cursor.current = null;
+    boundary.current = null;
     order.current = [];
     void readPage(null);
   }, [store, reads]);
@@ -105,8 +119,10 @@ export function useNowIncidents(filters: NowFilters): NowIncidents {
       if (!event.type.startsWith('incident.')) return;
       if (!live) {
         // A searched list keeps its rows current; a new incident only offers a new read.
-        if (event.type === 'incident.created') setArrived((count) => count + 1);
-        else if (store.apply(event) === 'changed') redraw();
+        if (event.type === 'incident.created') {
+          arrived.current += 1;
+          redraw();
+        } else if (store.apply(event) === 'changed') redraw();
         return;
       }
       const applied = store.apply(event);
@@ -120,8 +136,9 @@ export function useNowIncidents(filters: NowFilters): NowIncidents {
   }, [store, live]);
 
   if (live) store.trim(Math.max(HELD, shown + PAGE_SIZE));
+  const below = boundary.current;
   const all = live
-    ? store.ranked((row) => keeps(filters, row))
+    ? store.ranked((row) => keeps(filters, row) && (!below || byUrgency(row, below) <= 0))
     : order.current.flatMap((id) => store.get(id) ?? []);
   return {
     rows: all.slice(0, shown),
@@ -133,7 +150,7 @@ export function useNowIncidents(filters: NowFilters): NowIncidents {
     },
     loading,
     error,
-    arrived,
+    arrived: arrived.current,
     reload: () => setReads((count) => count + 1),
   };
 }
