@@ -60,7 +60,7 @@ async function commitsOf(database: string): Promise<number> {
   await admin.connect();
   try {
     // Backends flush their counts at most once a second (an idle one within 10 s), which the
-  // 10 s settling and the long window absorb; the snapshot must not be a cached one.
+    // 10 s settling and the long window absorb; the snapshot must not be a cached one.
     await admin.query('select pg_stat_clear_snapshot()');
     const { rows } = await admin.query<{ xact_commit: string }>(
       'select xact_commit from pg_stat_database where datname = $1',
