@@ -11,7 +11,13 @@ import { matchPlaybook, type Playbook } from './playbooks.js';
 import { loadRepairCase, type RepairCase } from './repair-case.js';
 import { decideRepair, type RepairDecision } from './repair-decision.js';
 import { repairResultText } from './repair-result-text.js';
-import { type RepairResult, recordExecution, runPlaybook } from './run-playbook.js';
+import {
+  executionEntry,
+  playSteps,
+  type RepairResult,
+  recordExecution,
+  runPlaybook,
+} from './run-playbook.js';
 
 /** CONTRACT, Auto-repair: automatic moves are made "with actor `auto-repair`". */
 export const AUTO_REPAIR_ACTOR = 'auto-repair';
@@ -71,6 +77,16 @@ export async function evaluateAutoRepair(
     match,
     successfulRuns: match ? await countSuccessfulRuns(store.db, match.playbook.id) : 0,
   });
+  // A dry run changes nothing, so it is played before the claim and its record written in
+  // the claim's own transaction: one lock and one commit for the decision and the run.
+  const dryRun =
+    decision.can_auto_repair && match && !deps.executor.changesState
+      ? await playSteps(
+          { executor: deps.executor, kubectlContext: services.config.kubectlContext },
+          match.playbook,
+          repair.target,
+        )
+      : undefined;
   // At most one evaluation per approval, even when a job repeats or two run at once. The
   // AUTO_REPAIR_TRIGGERED entry is the claim: checked and written in one transaction under the
   // log's lock, so no crash can leave a claim without its entry (the approval is then simply
@@ -93,6 +109,11 @@ export async function evaluateAutoRepair(
       },
       clock.now(),
     );
+    if (dryRun && match) {
+      const steps = match.playbook.steps.length;
+      const entry = executionEntry(deps.executor, dryRun, repair.target, AUTO_REPAIR_ACTOR, steps);
+      await appendInTx(tx, entry, clock.now());
+    }
     return true;
   });
   if (!claimed) return null;
@@ -113,6 +134,7 @@ export async function evaluateAutoRepair(
   await runToEnd(services, deps, repair, match.playbook, AUTO_REPAIR_ACTOR, {
     channel: settles ? AUTO_REPAIR_ACTOR : null,
     decision,
+    ran: dryRun,
   });
   return decision;
 }
@@ -162,19 +184,26 @@ async function runToEnd(
   repair: RepairCase,
   playbook: Playbook | null,
   actor: string,
-  options: { channel: string | null; decision?: RepairDecision; refusal?: string | null },
+  options: {
+    channel: string | null;
+    decision?: RepairDecision;
+    refusal?: string | null;
+    /** A run already played and recorded (the dry run of an automatic repair). */
+    ran?: RepairResult;
+  },
 ): Promise<RepairResult> {
   const run = { store: services.store, clock: services.clock, executor: deps.executor };
-  let result: RepairResult | undefined;
+  // A run given in `ran` was recorded with its claim already.
+  let result: RepairResult | undefined = options.ran;
   try {
-    if (playbook) {
+    if (result === undefined && playbook) {
       result = await runPlaybook(
         { ...run, kubectlContext: services.config.kubectlContext },
         playbook,
         repair.target,
         actor,
       );
-    } else {
+    } else if (result === undefined) {
       result = {
         success: false,
         playbook_id: null,

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../ports/clock.js';
 import type { Executor, PlaybookStep, StepResult } from '../../ports/executor.js';
 import type { Store } from '../../ports/store.js';
-import { appendOperation } from '../oplog/operation-log.js';
+import { appendOperation, type OperationEntry } from '../oplog/operation-log.js';
 import type { Placeholder, Playbook } from './playbooks.js';
 
 /** Where a playbook runs, and which records its run belongs to. */
@@ -81,8 +81,19 @@ export async function runPlaybook(
   target: RepairTarget,
   actor: string,
 ): Promise<RepairResult> {
+  const result = await playSteps(deps, playbook, target);
+  await recordExecution(deps, result, target, actor, playbook.steps.length);
+  return result;
+}
+
+/** The steps run through the executor, stopping at the first that fails; nothing recorded. */
+export async function playSteps(
+  deps: Pick<RunPlaybookDeps, 'executor' | 'kubectlContext' | 'signal'>,
+  playbook: Playbook,
+  target: RepairTarget,
+): Promise<RepairResult> {
   const { executor } = deps;
-  // Elapsed time comes from the monotonic clock; deps.clock stamps the log entry.
+  // Elapsed time comes from the monotonic clock; the log entry gets its stamp when written.
   const started = performance.now();
   const executed: StepResult[] = [];
   let error: string | null = null;
@@ -100,15 +111,13 @@ export async function runPlaybook(
       }
     }
   }
-  const result: RepairResult = {
+  return {
     success: error === null,
     playbook_id: playbook.id,
     executed_steps: executed,
     execution_time_ms: Math.round(performance.now() - started),
     error,
   };
-  await recordExecution(deps, result, target, actor, playbook.steps.length);
-  return result;
 }
 
 async function runStep(executor: Executor, step: PlaybookStep, signal: AbortSignal) {
@@ -121,6 +130,36 @@ async function runStep(executor: Executor, step: PlaybookStep, signal: AbortSign
 }
 
 /** spec, Automatic repair: the EXECUTION_COMPLETED entry of one run (or of a run refused). */
+export function executionEntry(
+  executor: Pick<Executor, 'name' | 'changesState'>,
+  result: RepairResult,
+  target: RepairTarget,
+  actor: string,
+  totalSteps: number,
+): OperationEntry {
+  const done = result.executed_steps.filter((step) => step.success).length;
+  const actionDetail =
+    result.playbook_id === null
+      ? 'No playbook to execute'
+      : `Playbook ${result.playbook_id} via ${executor.name}: ${done}/${totalSteps} steps ${executor.changesState ? 'succeeded' : 'recorded (dry run)'}`;
+  return {
+    type: 'EXECUTION_COMPLETED',
+    incidentId: target.incident_id,
+    approvalId: target.approval_id,
+    actor,
+    actionDetail,
+    success: result.success,
+    errorMessage: result.error,
+    context: {
+      playbook_id: result.playbook_id,
+      executed_steps: result.executed_steps,
+      execution_time_ms: result.execution_time_ms,
+      executor: executor.name,
+    },
+  };
+}
+
+/** Appends the EXECUTION_COMPLETED entry of one run. */
 export async function recordExecution(
   deps: Pick<RunPlaybookDeps, 'store' | 'clock' | 'executor'>,
   result: RepairResult,
@@ -128,29 +167,9 @@ export async function recordExecution(
   actor: string,
   totalSteps: number,
 ): Promise<void> {
-  const done = result.executed_steps.filter((step) => step.success).length;
-  const name = deps.executor.name;
-  const actionDetail =
-    result.playbook_id === null
-      ? 'No playbook to execute'
-      : `Playbook ${result.playbook_id} via ${name}: ${done}/${totalSteps} steps ${deps.executor.changesState ? 'succeeded' : 'recorded (dry run)'}`;
   await appendOperation(
     deps.store,
-    {
-      type: 'EXECUTION_COMPLETED',
-      incidentId: target.incident_id,
-      approvalId: target.approval_id,
-      actor,
-      actionDetail,
-      success: result.success,
-      errorMessage: result.error,
-      context: {
-        playbook_id: result.playbook_id,
-        executed_steps: result.executed_steps,
-        execution_time_ms: result.execution_time_ms,
-        executor: name,
-      },
-    },
+    executionEntry(deps.executor, result, target, actor, totalSteps),
     deps.clock.now(),
   );
 }
