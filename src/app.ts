@@ -39,6 +39,7 @@ import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { refuseUnknownHosts } from './http/host-check.js';
 import { acceptStrictJson } from './http/json-body.js';
+import { refuseNulInUrl } from './http/nul-in-url.js';
 import {
   capConnectionsPerClient,
   connectionDeadlines,
@@ -128,6 +129,7 @@ export async function buildApp(
     ),
   );
   refuseUnknownHosts(app, config);
+  refuseNulInUrl(app);
   // In prod a weak credential stops the start (config.ts); elsewhere it is said once.
   for (const variable of weakSecrets(config)) {
     app.log.warn({ variable }, weakSecretWarning(variable));
