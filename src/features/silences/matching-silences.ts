@@ -7,13 +7,30 @@ export interface MatchingSilence extends Silence {
   state: 'active' | 'pending';
 }
 
+/**
+ * Compiled matchers by silence and version: an incident page is read again on every move in
+ * a storm, and compiling a thousand regex silences each time cost 70-110 ms a read. Keyed
+ * by what the silence is, so a replaced one is compiled anew; the map is emptied
+ * when it outgrows every silence a deployment keeps.
+ */
+const compiled = new Map<string, CompiledMatcher[] | null>();
+const MAX_COMPILED = 10_000;
+
 /** A stored silence's matchers, compiled; null for one that no longer compiles. */
 function compiledOrNull(silence: Silence): CompiledMatcher[] | null {
+  // The matchers themselves are part of the key: two replacements within a millisecond.
+  const key = `${silence.id}\0${silence.updatedAt}\0${JSON.stringify(silence.matchers)}`;
+  const known = compiled.get(key);
+  if (known !== undefined) return known;
+  let matchers: CompiledMatcher[] | null;
   try {
-    return silence.matchers.map(compileMatcher);
+    matchers = silence.matchers.map(compileMatcher);
   } catch {
-    return null;
+    matchers = null;
   }
+  if (compiled.size >= MAX_COMPILED) compiled.clear();
+  compiled.set(key, matchers);
+  return matchers;
 }
 
 /**

@@ -66,15 +66,24 @@ export function createSilences(services: Services): Silences {
     });
   }
 
-  async function flushMuted(): Promise<void> {
-    if (muted.size === 0) return;
-    const batch = muted;
-    muted = new Map();
-    for (const [id, alerts] of batch) {
-      await addMutedAlerts(store, id, alerts).catch((error: unknown) => {
-        log.warn({ err: error, silence_id: id }, 'silences: muted alerts not counted');
-      });
-    }
+  /**
+   * Writes the muted alerts noted so far. Flushes run one after another, and each waits for
+   * the one before it: a read that flushes first must not pass a tick's flush that already
+   * took the batch but has not committed it (the read would count too few).
+   */
+  let flushing: Promise<void> = Promise.resolve();
+  function flushMuted(): Promise<void> {
+    flushing = flushing.then(async () => {
+      if (muted.size === 0) return;
+      const batch = muted;
+      muted = new Map();
+      for (const [id, alerts] of batch) {
+        await addMutedAlerts(store, id, alerts).catch((error: unknown) => {
+          log.warn({ err: error, silence_id: id }, 'silences: muted alerts not counted');
+        });
+      }
+    });
+    return flushing;
   }
 
   /** A silence that ran out: one `silence.expired` across replicas. */
