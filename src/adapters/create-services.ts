@@ -3,9 +3,10 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Expert } from '../features/analysis/analysis-types.js';
 import { RULE_EXPERTS } from '../features/analysis/experts.js';
-import { createMetrics } from '../observability/metrics.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Analyzer } from '../ports/analyzer.js';
 import { type Clock, systemClock } from '../ports/clock.js';
+import type { JobQueue } from '../ports/jobs.js';
 import type { Services } from '../services.js';
 import { createAnalyzer } from './analyzers/create-analyzer.js';
 import { createModelExperts } from './analyzers/model-experts.js';
@@ -57,6 +58,20 @@ export interface Runtime {
  * stream, bus, single-use keys and jobs, or their Redis versions from REDIS_URL; the error
  * analyzer and the analysis experts from ANALYZER.
  */
+/**
+ * `jobs_given_up_total` starts at 0 for each job this process runs, by the queue and by the
+ * outbox: a counter with no series until its first increment hides that first give-up from
+ * `increase()`, the very one an alert rule wants to see.
+ */
+function withGivenUpSeries(jobs: JobQueue, metrics: Metrics): JobQueue {
+  const process = jobs.process.bind(jobs);
+  jobs.process = (name, handler, concurrency) => {
+    for (const by of ['queue', 'outbox']) metrics.jobsGivenUp.inc({ job: name, by }, 0);
+    process(name, handler, concurrency);
+  };
+  return jobs;
+}
+
 export async function createServices(
   config: Config,
   log: FastifyBaseLogger,
@@ -100,7 +115,7 @@ export async function createServices(
       bus: createMemoryBus(),
       feed: createMemoryEventFeed(),
       once: createSqlOnceKeys(store, clock),
-      jobs: createSqlJobs(store, clock, log, { onGivenUp }),
+      jobs: withGivenUpSeries(createSqlJobs(store, clock, log, { onGivenUp }), metrics),
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
       failures: createMemoryCredentialFailures(),
       dependencies: [database],
@@ -128,7 +143,7 @@ export async function createServices(
     bus,
     feed: createRedisEventFeed(redis, bus, prefix),
     once: createRedisOnceKeys(redis, prefix),
-    jobs: createBullmqJobs(config.redisUrl, prefix, log, { onGivenUp }),
+    jobs: withGivenUpSeries(createBullmqJobs(config.redisUrl, prefix, log, { onGivenUp }), metrics),
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),
     failures: createRedisCredentialFailures(redis, prefix),
     dependencies: [
