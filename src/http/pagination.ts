@@ -25,3 +25,17 @@ export function PageOf<Item extends TSchema>(item: Item) {
     }),
   });
 }
+
+/**
+ * The page size of a batch read by id: every record named, unless the query asked for a
+ * `limit` itself (the schema's default of 50 is not an ask).
+ */
+export function batchLimit(
+  url: string,
+  ids: readonly string[] | undefined,
+  limit: number | undefined,
+): number | undefined {
+  if (ids === undefined) return limit;
+  const asked = new URL(url, 'http://local').searchParams.has('limit');
+  return asked ? limit : ids.length;
+}

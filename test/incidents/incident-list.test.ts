@@ -182,6 +182,20 @@ describe.each(backends())('GET /incidents filters and orders on %s', async (back
     expect(ids(await list(app, `ids=${hundred.join(',')}`))).toEqual([ranked.p2]);
   });
 
+  it('a batch read by ids returns every record it names, past the default page of 50', async () => {
+    const opened: string[] = [];
+    for (let n = 0; n < 55; n += 1) opened.push(await openIncident(app, 'batch', `batch-${n}`));
+    const incidents = await list(app, `ids=${opened.join(',')}`);
+    expect(ids(incidents).sort()).toEqual([...opened].sort());
+    expect(incidents.next_cursor).toBeNull();
+    const approvalIds = incidents.items.map((item: Json) => item.approval_id as string);
+    const approvals = (
+      await app.inject(`/api/v1/approvals?ids=${approvalIds.join(',')}`)
+    ).json() as Json;
+    expect(approvals.items).toHaveLength(55);
+    expect((await list(app, `ids=${opened.join(',')}&limit=10`)).items).toHaveLength(10);
+  });
+
   describe('q searches names, namespace, workload, ids and labels, in any case', () => {
     const ns = 'search';
     const made: Record<string, string> = {};
@@ -203,6 +217,12 @@ describe.each(backends())('GET /incidents filters and orders on %s', async (back
       expect(await search(item.fingerprint.slice(4, 20))).toEqual([made.name]);
       expect(ids(await list(app, `q=SEARCH&namespace=${ns}`)).length).toBe(3);
       expect(await search('nowhere-to-be-found')).toEqual([]);
+      // key=value: a key ending in the left side, its value starting with the right side.
+      expect(await search('team=payments')).toEqual([made.label]);
+      expect(await search('eam=PAY')).toEqual([made.label]);
+      expect(await search('team=core')).toEqual([]);
+      // JSON's own punctuation alone matches no label, not every incident.
+      for (const q of [':', ',', '{', '}', '":"']) expect(await search(q)).toEqual([]);
     });
 
     it('takes %, _ and \\ literally', async () => {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
-import { PageOf, PageQuery } from '../../http/pagination.js';
+import { batchLimit, PageOf, PageQuery } from '../../http/pagination.js';
 import { commaList } from '../../http/query-values.js';
 import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Executor } from '../../ports/executor.js';
@@ -168,7 +168,9 @@ export async function approvalReadRoutes(
     async (request) => {
       const { status, incident_id } = request.query;
       const ids = commaList('ids', request.query.ids, IDS_MAX);
-      return listApprovals(store.db, { status, incident_id, ids }, request.query, async (page) => {
+      // A batch read by id returns every approval it names unless told otherwise.
+      const paging = { ...request.query, limit: batchLimit(request.url, ids, request.query.limit) };
+      return listApprovals(store.db, { status, incident_id, ids }, paging, async (page) => {
         const related = await relatedOf(store.db, page);
         return page.map((summary) => ({ ...summary, ...related(summary) }));
       });

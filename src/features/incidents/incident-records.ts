@@ -110,18 +110,34 @@ function escapeLike(text: string): string {
 
 const SEARCHED_COLUMNS = ['alert_name', 'namespace', 'workload', 'id', 'fingerprint'] as const;
 
+/** Text as it appears inside a JSON string: a quote or a backslash escaped. */
+const inJson = (text: string) => JSON.stringify(text).slice(1, -1);
+
 /**
- * `q` as a substring of the searched columns or of the labels' JSON text, in which a quote or
- * a backslash of a label is escaped, so the search text is escaped the same way there. Both
- * sides are lowered by the database: ASCII case is ignored on SQLite and PostgreSQL alike
- * (PostgreSQL also folds other letters), and text in its exact case always matches.
+ * What `q` looks for in the labels' JSON text (`{"team":"payments",…}`), or undefined when
+ * it cannot be a label. `team=pay` is a key ending in `team` whose value starts with `pay`
+ * (`team":"pay`). Other text is escaped as JSON escapes it, so it can meet the structure only
+ * where JSON's own punctuation stands alone: text of nothing but `{`, `}`, `:` and `,` would
+ * match every incident's labels, and is not looked for there.
+ */
+function labelPattern(q: string): string | undefined {
+  const equals = q.indexOf('=');
+  if (equals !== -1) return `${inJson(q.slice(0, equals))}":"${inJson(q.slice(equals + 1))}`;
+  return /^[{}:,]*$/.test(q) ? undefined : inJson(q);
+}
+
+/**
+ * `q` as a substring of the searched columns or of a label (`labelPattern`). Both sides are
+ * lowered by the database: ASCII case is ignored on SQLite and PostgreSQL alike (PostgreSQL
+ * also folds other letters), and text in its exact case always matches.
  */
 function matchesSearch(eb: ExpressionBuilder<Tables, 'incidents'>, q: string) {
   const like = (column: string, text: string) =>
     sql<boolean>`lower(${sql.ref(column)}) like lower(${`%${escapeLike(text)}%`}) escape '\\'`;
+  const labels = labelPattern(q);
   return eb.or([
     ...SEARCHED_COLUMNS.map((column) => like(column, q)),
-    like('labels', JSON.stringify(q).slice(1, -1)),
+    ...(labels === undefined ? [] : [like('labels', labels)]),
   ]);
 }
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { errors, QUERY_PROBLEMS } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
-import { PageOf, PageQuery } from '../../http/pagination.js';
+import { batchLimit, PageOf, PageQuery } from '../../http/pagination.js';
 import { boundedText, choices, commaList, dateTime } from '../../http/query-values.js';
 import { NullableString } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
@@ -158,7 +158,8 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
       if (order !== undefined && order.length > 1) {
         throw errors.badQuery(QUERY_PROBLEMS.tooManyValues('order', order.length, 1));
       }
-      return listIncidents(store.db, filters, { ...request.query, order: order?.[0] });
+      const limit = batchLimit(request.url, filters.ids, request.query.limit);
+      return listIncidents(store.db, filters, { ...request.query, limit, order: order?.[0] });
     },
   );
 
