@@ -105,12 +105,11 @@ export function createPgWakeups(
       // connection is taken from the requests for it.
       const send = (on: pg.Client) =>
         on.query('select pg_notify($1, $2)', [channelOf(options.schema, topic), payload]);
-      if (client) send(client).catch(() => undefined);
-      else
-        connect().then(
-          () => (client ? send(client) : undefined),
-          () => undefined,
-        );
+      // Best effort: a connection that ends meanwhile (closing, a restart) loses this one.
+      const sent = client
+        ? send(client)
+        : connect().then(() => (client ? send(client) : undefined));
+      sent.catch(() => undefined);
     },
 
     async listen(topic, onWake) {
