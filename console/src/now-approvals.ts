@@ -19,8 +19,26 @@ import { useCoalescedRedraw, useWatched } from './hooks';
 import type { Severity } from './severity';
 import { feedResumes, onFeedEvent } from './sse';
 
-/** The pending approvals read when the view opens; more arrive from the feed. */
-const PENDING_READ = 200;
+/**
+ * The pending approvals read when the view opens, page after page up to what the store keeps
+ * (a P0's approval may be the oldest of hundreds); more arrive from the feed.
+ */
+const PENDING_PAGE = 200;
+const PENDING_PAGES = 5;
+
+/** Every pending approval, newest first, up to PENDING_PAGES pages; `merge` takes each page. */
+async function readPending(merge: (items: ApprovalPage['items']) => void): Promise<void> {
+  let cursor: string | null = null;
+  for (let page = 0; page < PENDING_PAGES; page += 1) {
+    const after: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const read: ApprovalPage = await api<ApprovalPage>(
+      `/api/v1/approvals?status=pending&limit=${PENDING_PAGE}${after}`,
+    );
+    merge(read.items);
+    cursor = read.next_cursor;
+    if (!cursor) return;
+  }
+}
 const COUNTS_EVERY_MS = 2000;
 
 /** `GET /incidents/counts`: unresolved incidents per severity. */
@@ -44,12 +62,11 @@ export function useWaitingApprovals(): { waiting: PendingApproval[]; error: stri
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    api<ApprovalPage>(`/api/v1/approvals?status=pending&limit=${PENDING_READ}`).then(
-      (page) => {
-        store.merge(page.items);
-        setError(null);
-        redraw();
-      },
+    readPending((items) => {
+      store.merge(items);
+      redraw();
+    }).then(
+      () => setError(null),
       (reason: unknown) => setError(reason instanceof Error ? reason.message : String(reason)),
     );
     const loader = batchLoader<ListedApproval>({

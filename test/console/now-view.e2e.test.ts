@@ -271,6 +271,33 @@ describe.skipIf(!hasChromium)('the Now view', () => {
     await page.context().close();
   });
 
+  it('pins the oldest critical approval on a fresh page behind 220 newer pending ones', async () => {
+    const newer = Array.from({ length: 220 }, (_, i) => ({
+      status: 'firing',
+      labels: {
+        alertname: `Pile${run}N${i}`,
+        severity: 'warning',
+        namespace: 'pile',
+        pod: `p-${i}`,
+      },
+      annotations: { summary: 'pile' },
+    }));
+    await postAlerts(base, { version: '4', status: 'firing', alerts: newer });
+    const page = await openAs(browser, null, WIDTHS.desktop, 800);
+    await page.goto(`${base}/console/`);
+    // Critical approvals rank first: the oldest one is among the three shown at once.
+    const pinned = page.locator('[data-testid="waiting-approvals"] [data-approval-id]');
+    await expect
+      .poll(async () => {
+        const shown = await pinned.evaluateAll((items) =>
+          items.map((item) => item.getAttribute('data-approval-id')),
+        );
+        return shown.slice(0, 3).includes(signedApproval);
+      })
+      .toBe(true);
+    await page.context().close();
+  });
+
   it('keeps the Activity of the last hour across navigation and a reload, one line per analysis', async () => {
     const page = await openAs(browser, null, WIDTHS.desktop, 900);
     const watch = watchPage(page, base);
