@@ -1,12 +1,15 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo } from 'preact/hooks';
 import { api, authHeaders, noteAccess } from './api';
 import type { FeedEvent, SignalPage } from './api-types';
-import { useNow } from './hooks';
+import { useCoalescedRedraw, useNow } from './hooks';
 import { IncidentLink, useIncidentNames } from './incident-names';
 import { Outside } from './outside';
 import { onFeedEvent } from './sse';
 import { age, duration, when } from './time-text';
 import { Loading, useLoad } from './views-common';
+
+/** The signal outcomes kept from the feed: more than the page of 50 the view shows. */
+const HANDLED_KEPT = 200;
 
 interface Backlog {
   backlog: number | null;
@@ -41,7 +44,10 @@ export function SignalsView() {
   const now = useNow(5000);
   const signals = useLoad(() => api<SignalPage>('/api/v1/signals?limit=50'), []);
   const backlog = useLoad(loadBacklog, []);
-  const [handled, setHandled] = useState(new Map<string, FeedEvent>());
+  // How the latest signals were handled, heard from the feed: bounded to the page's worth,
+  // and drawn at most every 250 ms however many arrive (a signal storm is thousands a second).
+  const handled = useMemo(() => new Map<string, FeedEvent>(), []);
+  const redraw = useCoalescedRedraw();
   const names = useIncidentNames(
     (signals.data?.items ?? []).map(
       (signal) => handled.get(signal.id)?.incident_id ?? signal.handling.incident_id,
@@ -52,7 +58,13 @@ export function SignalsView() {
     const timer = setInterval(() => backlog.reload(), 10_000);
     const off = onFeedEvent((event) => {
       if (event.type !== 'signal.handled' || !event.entry_id) return;
-      setHandled((current) => new Map(current).set(event.entry_id as string, event));
+      handled.delete(event.entry_id);
+      handled.set(event.entry_id, event);
+      for (const oldest of handled.keys()) {
+        if (handled.size <= HANDLED_KEPT) break;
+        handled.delete(oldest);
+      }
+      redraw();
       signals.reload();
       backlog.reload();
     });
