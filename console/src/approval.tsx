@@ -12,7 +12,7 @@ import { JsonText, Outside } from './outside';
 import type { ApprovalPageData } from './page-types';
 import { onFeedEvent } from './sse';
 import { when } from './time-text';
-import { useLoad } from './views-common';
+import { RecordNotShown, useLoad } from './views-common';
 
 async function loadApproval(id: string) {
   const path = encodeURIComponent(id);
@@ -52,26 +52,6 @@ function Headline({ approval, dryRun }: { approval: ApprovalPageData; dryRun: bo
   );
 }
 
-function Pending({ id, error }: { id: string; error: string | null }) {
-  return (
-    <section>
-      <h1>
-        Approval <Outside>{id}</Outside>
-      </h1>
-      {error ? (
-        <p class="error" role="alert">
-          <Outside>{error}</Outside>
-        </p>
-      ) : (
-        <p class="muted">Loading…</p>
-      )}
-      <p>
-        <a href="#/">Back to Now</a>
-      </p>
-    </section>
-  );
-}
-
 export function ApprovalView({ id }: { id: string }) {
   const { data: loaded, error, reload } = useLoad(() => loadApproval(id), [id]);
 
@@ -87,7 +67,15 @@ export function ApprovalView({ id }: { id: string }) {
     };
   }, [id]);
 
-  if (!loaded) return <Pending id={id} error={error} />;
+  if (!loaded)
+    return (
+      <RecordNotShown
+        kind="Approval"
+        id={id}
+        error={error}
+        back={{ href: '#/', label: 'Back to Now' }}
+      />
+    );
   const { approval, operations, verdict } = loaded;
   const notes = outcomeNotes(approval, operations);
   return (

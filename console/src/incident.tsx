@@ -13,7 +13,7 @@ import { OutsideLink } from './outside-link';
 import type { IncidentPageData } from './page-types';
 import { onFeedEvent } from './sse';
 import { age, when } from './time-text';
-import { useLoad } from './views-common';
+import { RecordNotShown, useLoad } from './views-common';
 
 /** The longest a live change waits before the page reads the incident again. */
 const RELOAD_MS = 250;
@@ -35,26 +35,6 @@ function Move({ by, at }: { by: string | null; at: string | null }) {
     <>
       <Outside>{by}</Outside>, {when(at)}
     </>
-  );
-}
-
-function Missing({ id, error }: { id: string; error: string | null }) {
-  return (
-    <section>
-      <h1>
-        Incident <Outside>{id}</Outside>
-      </h1>
-      {error ? (
-        <p class="error" role="alert">
-          <Outside>{error}</Outside>
-        </p>
-      ) : (
-        <p class="muted">Loading…</p>
-      )}
-      <p>
-        <a href="#/incidents">Back to the incidents</a>
-      </p>
-    </section>
   );
 }
 
@@ -82,7 +62,15 @@ export function IncidentView({ id }: { id: string }) {
     };
   }, [id, incident?.approval_id]);
 
-  if (!incident) return <Missing id={id} error={error} />;
+  if (!incident)
+    return (
+      <RecordNotShown
+        kind="Incident"
+        id={id}
+        error={error}
+        back={{ href: '#/incidents', label: 'Back to the incidents' }}
+      />
+    );
   const hasLinks = incident.runbook_url || incident.generator_url;
   return (
     <div class="detail incident-page" data-incident-id={incident.id}>

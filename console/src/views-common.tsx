@@ -50,3 +50,23 @@ export function Loading({ error }: { error: string | null }) {
     <p class="muted">Loading…</p>
   );
 }
+
+/** A record's page before its record is read: loading, or why it cannot be, and a way back. */
+export function RecordNotShown(props: {
+  kind: string;
+  id: string;
+  error: string | null;
+  back: { href: string; label: string };
+}) {
+  return (
+    <section>
+      <h1>
+        {props.kind} <Outside>{props.id}</Outside>
+      </h1>
+      <Loading error={props.error} />
+      <p>
+        <a href={props.back.href}>{props.back.label}</a>
+      </p>
+    </section>
+  );
+}

@@ -37,7 +37,8 @@ describe.skipIf(!storeKinds().includes('postgres'))('PostgreSQL wake-ups', () =>
     return [first, second];
   }
 
-  it('a job enqueued by one process is run at once by another that only polls each minute', async () => {
+  /** A queue that enqueues and another that runs `name`, each polling once a minute. */
+  async function twoQueues(name: string) {
     const [enqueuer, worker] = await twoProcesses();
     const producing = createSqlJobs(enqueuer, clock, log, { pollMs: MINUTE });
     const consuming = createSqlJobs(worker, clock, log, { pollMs: MINUTE });
@@ -46,9 +47,14 @@ describe.skipIf(!storeKinds().includes('postgres'))('PostgreSQL wake-ups', () =>
       () => consuming.close(),
     );
     const ran: unknown[] = [];
-    consuming.process('elsewhere', async (payload) => void ran.push(payload), 1);
+    consuming.process(name, async (payload) => void ran.push(payload), 1);
     await consuming.start();
     await producing.start();
+    return { producing, ran };
+  }
+
+  it('a job enqueued by one process is run at once by another that only polls each minute', async () => {
+    const { producing, ran } = await twoQueues('elsewhere');
 
     const started = Date.now();
     await producing.enqueue('elsewhere', { n: 1 });
@@ -81,17 +87,7 @@ describe.skipIf(!storeKinds().includes('postgres'))('PostgreSQL wake-ups', () =>
   });
 
   it('listens again after its connection is killed, and looks for what it missed', async () => {
-    const [enqueuer, worker] = await twoProcesses();
-    const producing = createSqlJobs(enqueuer, clock, log, { pollMs: MINUTE });
-    const consuming = createSqlJobs(worker, clock, log, { pollMs: MINUTE });
-    cleanups.push(
-      () => producing.close(),
-      () => consuming.close(),
-    );
-    const ran: unknown[] = [];
-    consuming.process('after-kill', async (payload) => void ran.push(payload), 1);
-    await consuming.start();
-    await producing.start();
+    const { producing, ran } = await twoQueues('after-kill');
     // Ends every LISTEN connection of the test database: the worker's among them.
     execFileSync('psql', [
       process.env.DATABASE_URL!,
