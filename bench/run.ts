@@ -23,6 +23,7 @@ import { buildService, REPO_ROOT } from './lib/service.js';
 import { type BenchReport, printReport, writeReport } from './report.js';
 import { chatStormRuns, chatStormVerdicts } from './runs/chat-storm-runs.js';
 import { errtrackerComparisons, errtrackerRuns } from './runs/errtracker-runs.js';
+import { fleetRuns } from './runs/fleet-runs.js';
 import { idleRuns, idleVerdicts } from './runs/idle-runs.js';
 import { intakeComparisons, intakeLatencyTargets } from './runs/intake-comparisons.js';
 import { intakeRuns } from './runs/intake-runs.js';
@@ -119,6 +120,7 @@ async function main(): Promise<number> {
       ...stormRuns(context),
       ...chatStormRuns(context),
       ...idleRuns(context),
+      ...fleetRuns(context),
     ].filter(selected);
     if (only && ![...specs, ...sseSpecs, ...ownLoadSpecs].some((spec) => only.has(spec.id)))
       throw new Error(`BENCH_ONLY matched no run: ${[...only].join(', ')}`);
