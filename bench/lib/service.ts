@@ -44,6 +44,8 @@ export function buildService(): void {
   );
 }
 
+const UNUSED_CREDENTIAL = 'bench-credential-nobody-sends-0123456789';
+
 // Only what Node needs: a developer's DATABASE_URL or REDIS_URL must not leak into a run.
 const PASSED_THROUGH = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'];
 
@@ -57,8 +59,9 @@ function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
     ERRTRACKER_CLIENT_SECRET: options.secret,
     // Unset, each of these is a warn line at start-up (an endpoint left unauthenticated), and
     // the report would flag those as problem lines.
-    CHAT_WEBHOOK_SECRET: options.secret,
-    RECEIVER_TOKENS: options.secret,
+    // Long enough not to be warned of as guessable; no bench run sends them.
+    CHAT_WEBHOOK_SECRET: UNUSED_CREDENTIAL,
+    RECEIVER_TOKENS: UNUSED_CREDENTIAL,
     LOG_LEVEL: 'warn',
     APP_ENV: 'staging',
     DATA_DIR: options.workDir,
