@@ -1,4 +1,5 @@
-import { type IncidentRow, incidentSummary } from './incident-records.js';
+import { incidentSummary } from './incident-query.js';
+import type { IncidentRow } from './incident-records.js';
 /** spec, What the service does (2): a record that is pending, or younger than 5 minutes. */
 export const DEBOUNCE_WINDOW_MS = 5 * 60 * 1000;
 

@@ -13,10 +13,9 @@ import {
   incidentWithSilences,
 } from '../escalation/incident-with-silences.js';
 import { IncidentSummary } from '../incidents/incident-detail.js';
+import { INCIDENT_ORDERS, type IncidentFilters } from '../incidents/incident-query.js';
 import {
   countUnresolvedBySeverity,
-  INCIDENT_ORDERS,
-  type IncidentFilters,
   type IncidentStatus,
   listIncidents,
 } from '../incidents/incident-records.js';
