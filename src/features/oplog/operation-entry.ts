@@ -81,3 +81,16 @@ export function operationView(row: OperationRow) {
     prev_hash: row.prev_hash,
   };
 }
+
+/** Why `row` breaks the chain after an entry hashed `previous`, or null when it holds. */
+export function chainBreak(row: OperationRow, previous: string): string | null {
+  if (row.prev_hash !== previous) return 'link to the previous entry does not match';
+  const { seq: _seq, hash, ...content } = row;
+  return operationHash(content) === hash ? null : 'entry content does not match its hash';
+}
+
+/** A context's `executor` (`dry-run`, `kubectl`, …), or null when it names none. */
+export function executorIn(context: string): string | null {
+  const parsed = JSON.parse(context) as { executor?: unknown } | null;
+  return typeof parsed?.executor === 'string' ? parsed.executor : null;
+}

@@ -5,6 +5,8 @@ import { inChunks } from '../../support/in-chunks.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import {
   type ChainVerdict,
+  chainBreak,
+  executorIn,
   GENESIS_HASH,
   type OperationEntry,
   type OperationType,
@@ -111,24 +113,9 @@ export async function verifyOperationChain(db: Db, pageSize = 1000): Promise<Cha
       .execute();
     for (const row of rows) {
       entries += 1;
-      if (row.prev_hash !== previous) {
-        return {
-          intact: false,
-          entries,
-          first_broken_id: row.id,
-          reason: 'link to the previous entry does not match',
-        };
-      }
-      const { seq: _seq, hash, ...content } = row;
-      if (operationHash(content) !== hash) {
-        return {
-          intact: false,
-          entries,
-          first_broken_id: row.id,
-          reason: 'entry content does not match its hash',
-        };
-      }
-      previous = hash;
+      const reason = chainBreak(row, previous);
+      if (reason) return { intact: false, entries, first_broken_id: row.id, reason };
+      previous = row.hash;
     }
     if (rows.length < pageSize)
       return { intact: true, entries, first_broken_id: null, reason: null };
@@ -269,12 +256,6 @@ export function executionsOfIncidents(db: Db, incidentIds: readonly string[]) {
  */
 export function countSuccessfulRuns(db: Db, playbookId: string): Promise<number> {
   return realSuccesses(db, playbookId);
-}
-
-/** A context's `executor` (`dry-run`, `kubectl`, …), or null when it names none. */
-function executorIn(context: string): string | null {
-  const parsed = JSON.parse(context) as { executor?: unknown } | null;
-  return typeof parsed?.executor === 'string' ? parsed.executor : null;
 }
 
 /**
