@@ -11,3 +11,16 @@ export function withDeadline<T>(work: Promise<T>, ms: number, onTimeout: () => E
   work.catch(() => undefined);
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
+
+/** Whether every one of `work` settled within `ms`; those still running are left to run. */
+export async function settledWithin(
+  work: readonly Promise<unknown>[],
+  ms: number,
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const settled = Promise.allSettled(work).then(() => true as const);
+  return Promise.race([settled, timedOut]).finally(() => clearTimeout(timer));
+}

@@ -8,7 +8,7 @@ import {
   type JobQueue,
   JobQueueClosedError,
 } from '../../ports/jobs.js';
-import { withDeadline } from '../../support/deadline.js';
+import { settledWithin, withDeadline } from '../../support/deadline.js';
 import { asRedisFailure, BOUNDED_REDIS_OPTIONS, REDIS_WAIT_MS } from './redis-connections.js';
 
 /** How long a running job's lock lasts unless renewed; see the worker options. */
@@ -174,19 +174,14 @@ export function createBullmqJobs(
   }
 
   async function shutdown(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), closeTimeoutMs);
-    });
-    const settled = Promise.allSettled(workers.map((w) => w.close())).then(() => false);
-    const gaveUp = await Promise.race([settled, timedOut]);
-    clearTimeout(timer);
+    const closing = workers.map((w) => w.close());
+    const closed = await settledWithin(closing, closeTimeoutMs);
     await Promise.allSettled([...queues.values()].map((q) => q.close()));
-    if (!gaveUp) return quit();
+    if (closed) return quit();
     // Pulling the connection from under a busy worker sends BullMQ into a busy loop, so the
     // workers finish closing in the background and release the connection after that.
     log.warn('jobs: close gave up waiting for running jobs; they finish in the background');
-    void settled.then(quit);
+    void Promise.allSettled(closing).then(quit);
   }
 
   async function quit(): Promise<void> {

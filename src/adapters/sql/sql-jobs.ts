@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../ports/clock.js';
 import type { JobHandler, JobOptions, JobQueue } from '../../ports/jobs.js';
 import type { Store } from '../../ports/store.js';
+import { settledWithin } from '../../support/deadline.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { holdLease, type JobLease } from './sql-job-lease.js';
 import {
@@ -250,14 +251,7 @@ export function createSqlJobs(
     retryTimers.clear();
     await pass;
     if (running.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(true), closeTimeoutMs);
-    });
-    const settled = Promise.allSettled([...running]).then(() => false);
-    const gaveUp = await Promise.race([settled, timedOut]);
-    clearTimeout(timer);
-    if (gaveUp) {
+    if (!(await settledWithin([...running], closeTimeoutMs))) {
       // Stop renewing so the leases run out and another process can resume these jobs.
       for (const lease of leases) lease.stop();
       log.warn({ running: running.size }, 'jobs: close gave up waiting for running jobs');
