@@ -52,6 +52,20 @@ export function SilencesView({ incident }: { incident: string | null }) {
   const [showForm, setShowForm] = useState(incident !== null);
   // `#/silences?silence=<id>` (every silence id links there) marks that silence.
   const wanted = new URLSearchParams(useHash().split('?')[1] ?? '').get('silence');
+  // A call, not a component: a component made per render would remount its items each time.
+  const items = (label: string, silences: SilenceList) => (
+    <ul class="cards grid" aria-label={label}>
+      {silences.map((silence) => (
+        <SilenceItem
+          key={silence.id}
+          silence={silence}
+          now={now}
+          onExpired={listed.reload}
+          highlighted={silence.id === wanted}
+        />
+      ))}
+    </ul>
+  );
 
   useEffect(() => {
     const timer = setInterval(() => listed.reload(), REFRESH_MS);
@@ -92,17 +106,7 @@ export function SilencesView({ incident }: { incident: string | null }) {
       ) : current.length === 0 ? (
         <p class="muted">No silence is muting anything.</p>
       ) : (
-        <ul class="cards grid" aria-label="Active and pending silences">
-          {current.map((silence) => (
-            <SilenceItem
-              key={silence.id}
-              silence={silence}
-              now={now}
-              onExpired={listed.reload}
-              highlighted={silence.id === wanted}
-            />
-          ))}
-        </ul>
+        items('Active and pending silences', current)
       )}
       {expired.length > 0 && (
         <details
@@ -112,17 +116,7 @@ export function SilencesView({ incident }: { incident: string | null }) {
           <summary>
             Expired <span class="count">{expired.length}</span>
           </summary>
-          <ul class="cards grid" aria-label="Expired silences">
-            {expired.map((silence) => (
-              <SilenceItem
-                key={silence.id}
-                silence={silence}
-                now={now}
-                onExpired={listed.reload}
-                highlighted={silence.id === wanted}
-              />
-            ))}
-          </ul>
+          {items('Expired silences', expired)}
         </details>
       )}
     </section>
