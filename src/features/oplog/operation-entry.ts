@@ -94,3 +94,55 @@ export function executorIn(context: string): string | null {
   const parsed = JSON.parse(context) as { executor?: unknown } | null;
   return typeof parsed?.executor === 'string' ? parsed.executor : null;
 }
+
+/** An entry and the time it is recorded at. */
+export interface TimedEntry {
+  entry: OperationEntry;
+  now: number;
+}
+
+/** The rows of `items` in order, each linked to the one before, the first to `previous`. */
+export function chainedRows(items: readonly TimedEntry[], previous: string): OperationRowInsert[] {
+  const rows: OperationRowInsert[] = [];
+  let prevHash = previous;
+  for (const { entry, now } of items) {
+    const row = {
+      id: crypto.randomUUID(),
+      type: entry.type,
+      incident_id: entry.incidentId,
+      approval_id: entry.approvalId,
+      actor: entry.actor,
+      action_detail: entry.actionDetail,
+      success: entry.success ? 1 : 0,
+      error_message: entry.errorMessage,
+      context: JSON.stringify(entry.context),
+      created_at: now,
+      prev_hash: prevHash,
+    };
+    const hash = operationHash(row);
+    rows.push({ ...row, hash });
+    prevHash = hash;
+  }
+  return rows;
+}
+
+export type OperationRowInsert = Omit<OperationRow, 'seq'>;
+
+/**
+ * The playbooks a real (not dry-run) successful run of is recorded by `items`, once per run:
+ * their counts rise in the append's transaction (playbook-run-counts.ts).
+ */
+export function realSuccessesIn(items: readonly TimedEntry[]): string[] {
+  const playbooks: string[] = [];
+  for (const { entry } of items) {
+    const context = entry.context as { playbook_id?: unknown; executor?: unknown };
+    if (
+      entry.type === 'EXECUTION_COMPLETED' &&
+      entry.success &&
+      typeof context.playbook_id === 'string' &&
+      context.executor !== 'dry-run'
+    )
+      playbooks.push(context.playbook_id);
+  }
+  return playbooks;
+}

@@ -6,12 +6,14 @@ import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import {
   type ChainVerdict,
   chainBreak,
+  chainedRows,
   executorIn,
   GENESIS_HASH,
   type OperationEntry,
   type OperationType,
-  operationHash,
   operationView,
+  realSuccessesIn,
+  type TimedEntry,
 } from './operation-entry.js';
 import { countRealSuccess, realSuccesses } from './playbook-run-counts.js';
 
@@ -23,6 +25,7 @@ export {
   type OperationType,
   operationHash,
   operationView,
+  type TimedEntry,
 } from './operation-entry.js';
 
 /**
@@ -30,41 +33,29 @@ export {
  * every read of the log (repair, readbacks, chat, analysis call these).
  */
 
-/** Appends inside a transaction holding the `operation_log` lock (check-then-append writers). */
-export async function appendInTx(tx: Tx, entry: OperationEntry, now: number): Promise<string> {
+/**
+ * Appends `items` in order inside a transaction holding the `operation_log` lock
+ * (withOperationLogLock): one read of the chain's end and one insert per 500 entries, however
+ * many there are. Returns their ids.
+ */
+export async function appendAllInTx(tx: Tx, items: readonly TimedEntry[]): Promise<string[]> {
+  if (items.length === 0) return [];
   const last = await tx
     .selectFrom('operation_log')
     .select('hash')
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
-  const row = {
-    id: crypto.randomUUID(),
-    type: entry.type,
-    incident_id: entry.incidentId,
-    approval_id: entry.approvalId,
-    actor: entry.actor,
-    action_detail: entry.actionDetail,
-    success: entry.success ? 1 : 0,
-    error_message: entry.errorMessage,
-    context: JSON.stringify(entry.context),
-    created_at: now,
-    prev_hash: last?.hash ?? GENESIS_HASH,
-  };
-  await tx
-    .insertInto('operation_log')
-    .values({ ...row, hash: operationHash(row) })
-    .execute();
-  const context = entry.context as { playbook_id?: unknown; executor?: unknown };
-  if (
-    entry.type === 'EXECUTION_COMPLETED' &&
-    entry.success &&
-    typeof context.playbook_id === 'string' &&
-    context.executor !== 'dry-run'
-  ) {
-    await countRealSuccess(tx, context.playbook_id);
-  }
-  return row.id;
+  const rows = chainedRows(items, last?.hash ?? GENESIS_HASH);
+  for (const chunk of inChunks(rows)) await tx.insertInto('operation_log').values(chunk).execute();
+  for (const playbookId of realSuccessesIn(items)) await countRealSuccess(tx, playbookId);
+  return rows.map((row) => row.id);
+}
+
+/** One entry, as appendAllInTx. */
+export async function appendInTx(tx: Tx, entry: OperationEntry, now: number): Promise<string> {
+  const [id] = await appendAllInTx(tx, [{ entry, now }]);
+  return id!;
 }
 
 /**
@@ -75,7 +66,7 @@ export function withOperationLogLock<T>(store: Store, work: (tx: Tx) => Promise<
   return store.withLock('operation_log', work);
 }
 
-type Append = (item: { entry: OperationEntry; now: number }) => Promise<string>;
+type Append = (item: TimedEntry) => Promise<string>;
 const appenders = new WeakMap<Store, Append>();
 
 /**
@@ -85,12 +76,8 @@ const appenders = new WeakMap<Store, Append>();
 export function appendOperation(store: Store, entry: OperationEntry, now: number): Promise<string> {
   let append = appenders.get(store);
   if (!append) {
-    const batch = groupCommit<{ entry: OperationEntry; now: number }, string>((items) =>
-      withOperationLogLock(store, async (tx) => {
-        const ids: string[] = [];
-        for (const item of items) ids.push(await appendInTx(tx, item.entry, item.now));
-        return ids;
-      }),
+    const batch = groupCommit<TimedEntry, string>((items) =>
+      withOperationLogLock(store, (tx) => appendAllInTx(tx, items)),
     );
     append = (item) => batch.add(item);
     appenders.set(store, append);
@@ -161,20 +148,23 @@ export function operationsOfApproval(db: Db, approvalId: string, limit: number) 
     .execute();
 }
 
-/** Whether an entry of `type` about the approval exists (read under the log's lock to claim). */
-export async function approvalHasOperation(
-  db: Db | Tx,
-  approvalId: string,
+/** Which of `approvalIds` an entry of `type` is about (read under the log's lock to claim). */
+export async function approvalsWithOperation(
+  tx: Tx,
+  approvalIds: readonly string[],
   type: OperationType,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('operation_log')
-    .select('seq')
-    .where('approval_id', '=', approvalId)
-    .where('type', '=', type)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const chunk of inChunks(approvalIds)) {
+    const rows = await tx
+      .selectFrom('operation_log')
+      .select('approval_id')
+      .where('approval_id', 'in', chunk)
+      .where('type', '=', type)
+      .execute();
+    for (const row of rows) if (row.approval_id !== null) found.add(row.approval_id);
+  }
+  return found;
 }
 
 /** The newest `limit` entries, newest first, without their context. */

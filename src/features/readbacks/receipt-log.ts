@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db, Store } from '../../ports/store.js';
 import {
-  appendInTx,
+  appendAllInTx,
   type OperationType,
   operationsOfType,
   recordedActionDetails,
@@ -55,27 +55,36 @@ export function appendReceiptsOnce(
   return withOperationLogLock(store, async (tx) => {
     const keys = [...new Set(receipts.map((receipt) => receipt.key))];
     const existing = await recordedActionDetails(tx, type, keys);
-    const written: StoredReceipt[] = [];
+    const fresh: Array<NewReceipt & { context: Record<string, unknown> }> = [];
     for (const receipt of receipts) {
       if (existing.has(receipt.key)) continue;
       existing.add(receipt.key);
       const context = { receipt_key: receipt.key, metadata_only: true, ...receipt.context };
-      const id = await appendInTx(
-        tx,
-        {
+      fresh.push({ ...receipt, context });
+    }
+    const ids = await appendAllInTx(
+      tx,
+      fresh.map(({ key, context, incidentId }) => ({
+        entry: {
           type,
-          incidentId: receipt.incidentId ?? null,
+          incidentId: incidentId ?? null,
           approvalId: null,
           actor: READBACK_WRITER_ACTOR,
-          actionDetail: receipt.key,
+          actionDetail: key,
           success: true,
           errorMessage: null,
           context,
         },
         now,
-      );
-      written.push({ id, key: receipt.key, recorded_at: new Date(now).toISOString(), context });
-    }
+      })),
+    );
+    const recordedAt = new Date(now).toISOString();
+    const written: StoredReceipt[] = fresh.map(({ key, context }, index) => ({
+      id: ids[index]!,
+      key,
+      recorded_at: recordedAt,
+      context,
+    }));
     const writtenKeys = new Set(written.map((receipt) => receipt.key));
     const already = keys.filter((key) => !writtenKeys.has(key));
     return { written, already_recorded: already };

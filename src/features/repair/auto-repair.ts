@@ -1,12 +1,9 @@
 import type { Executor } from '../../ports/executor.js';
 import type { Services } from '../../services.js';
 import type { ApprovalStatus } from '../approvals/approval-domain.js';
-import {
-  appendInTx,
-  approvalHasOperation,
-  countSuccessfulRuns,
-  withOperationLogLock,
-} from '../oplog/operation-log.js';
+import { appendOncePerApproval } from '../oplog/operation-claims.js';
+import type { TimedEntry } from '../oplog/operation-entry.js';
+import { countSuccessfulRuns } from '../oplog/operation-log.js';
 import { matchPlaybook, type Playbook } from './playbooks.js';
 import { loadRepairCase, type RepairCase } from './repair-case.js';
 import { decideRepair, type RepairDecision } from './repair-decision.js';
@@ -91,11 +88,9 @@ export async function evaluateAutoRepair(
   // AUTO_REPAIR_TRIGGERED entry is the claim: checked and written in one transaction under the
   // log's lock, so no crash can leave a claim without its entry (the approval is then simply
   // evaluated again) or an entry twice.
-  const claimed = await withOperationLogLock(store, async (tx) => {
-    if (await approvalHasOperation(tx, approvalId, 'AUTO_REPAIR_TRIGGERED')) return false;
-    await appendInTx(
-      tx,
-      {
+  const entries: TimedEntry[] = [
+    {
+      entry: {
         type: 'AUTO_REPAIR_TRIGGERED',
         incidentId: repair.target.incident_id,
         approvalId,
@@ -107,14 +102,18 @@ export async function evaluateAutoRepair(
         errorMessage: null,
         context: { decision, subject: repair.subject, executor: deps.executor.name },
       },
-      clock.now(),
-    );
-    if (dryRun && match) {
-      const steps = match.playbook.steps.length;
-      const entry = executionEntry(deps.executor, dryRun, repair.target, AUTO_REPAIR_ACTOR, steps);
-      await appendInTx(tx, entry, clock.now());
-    }
-    return true;
+      now: clock.now(),
+    },
+  ];
+  if (dryRun && match) {
+    const steps = match.playbook.steps.length;
+    const entry = executionEntry(deps.executor, dryRun, repair.target, AUTO_REPAIR_ACTOR, steps);
+    entries.push({ entry, now: clock.now() });
+  }
+  const claimed = await appendOncePerApproval(store, {
+    approvalId,
+    type: 'AUTO_REPAIR_TRIGGERED',
+    entries,
   });
   if (!claimed) return null;
   if (!decision.can_auto_repair || !match) return decision;

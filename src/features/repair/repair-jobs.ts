@@ -1,4 +1,3 @@
-import { bulkhead } from 'cockatiel';
 import { Type } from 'typebox';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
@@ -92,8 +91,8 @@ function evaluationJob(approvalId: string) {
  * by side). An executor that changes nothing (the dry run) makes an evaluation a few
  * statements, so it runs inside the calling job, which a failure before the decision is
  * recorded makes run again; once recorded, the decision is never made twice (as with the
- * job of its own). At most REPAIR_JOB_CONCURRENCY run at once, as with their own job: each
- * holds a connection while it waits for the operation log's lock. A real executor may wait
+ * job of its own). The calling job's concurrency bounds them; their claims wait for the
+ * operation log's lock together, in one transaction (operation-claims.ts). A real executor may wait
  * on the cluster for minutes, so its evaluations are durable jobs of their own: asked for
  * in the same tick, they are committed in one transaction and relayed together. Settles once
  * evaluated or committed; relaying never throws (the background relay retries).
@@ -103,9 +102,8 @@ export function createRepairEvaluator(
   deps: RepairDeps,
 ): (approvalId: string) => Promise<void> {
   if (!deps.executor.changesState) {
-    const slots = bulkhead(REPAIR_JOB_CONCURRENCY, Number.MAX_SAFE_INTEGER);
     return async (approvalId) => {
-      await slots.execute(() => evaluateAutoRepair(services, deps, approvalId));
+      await evaluateAutoRepair(services, deps, approvalId);
     };
   }
   const { store, clock } = services;

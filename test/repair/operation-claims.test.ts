@@ -1,0 +1,107 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPostgresStore } from '../../src/adapters/postgres/postgres-store.js';
+import { appendOncePerApproval } from '../../src/features/oplog/operation-claims.js';
+import type { OperationEntry, TimedEntry } from '../../src/features/oplog/operation-entry.js';
+import { verifyOperationChain } from '../../src/features/oplog/operation-log.js';
+import type { Store } from '../../src/ports/store.js';
+import { makeStore, postgresUrlWithFreshSchema, storeKinds } from '../helpers/backends.js';
+
+function claimOf(approvalId: string, context: Record<string, unknown> = {}) {
+  const entry = (type: OperationEntry['type']): TimedEntry => ({
+    entry: {
+      type,
+      incidentId: `inc-${approvalId}`,
+      approvalId,
+      actor: 'auto-repair',
+      actionDetail: `${type} for ${approvalId}`,
+      success: true,
+      errorMessage: null,
+      context: { executor: 'dry-run', ...context },
+    },
+    now: Date.now(),
+  });
+  return {
+    approvalId,
+    type: 'AUTO_REPAIR_TRIGGERED' as const,
+    entries: [entry('AUTO_REPAIR_TRIGGERED'), entry('EXECUTION_COMPLETED')],
+  };
+}
+
+const rowsOf = (store: Store) =>
+  store.db.selectFrom('operation_log').selectAll().orderBy('seq').execute();
+
+describe.each(storeKinds())('claims appended once per approval on %s', (kind) => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  /** One store, or on PostgreSQL two stores on one schema: two replicas. */
+  async function replicas(): Promise<Store[]> {
+    if (kind === 'sqlite') {
+      const one = await makeStore('sqlite');
+      cleanups.push(one.cleanup);
+      return [one.store];
+    }
+    const first = await makeStore('postgres');
+    cleanups.push(first.cleanup);
+    const { url } = postgresUrlWithFreshSchema();
+    const schema = (
+      await first.store.db
+        .selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s'))
+        .executeTakeFirstOrThrow()
+    ).s;
+    const parsed = new URL(url);
+    parsed.searchParams.delete('schema');
+    const second = await createPostgresStore({ url: parsed.toString(), schema });
+    cleanups.push(() => second.close());
+    return [first.store, second];
+  }
+
+  it('claims each approval once when claims for it arrive together, and keeps its entries side by side', async () => {
+    const stores = await replicas();
+    const approvals = Array.from({ length: 12 }, (_, i) => `apr-${i}`);
+    // Four claims per approval, spread over the replicas, all at once.
+    const claims = approvals.flatMap((id) =>
+      [0, 1, 2, 3].map((n) => ({ id, store: stores[n % stores.length]! })),
+    );
+    const outcomes = await Promise.all(
+      claims.map(({ id, store }) => appendOncePerApproval(store, claimOf(id))),
+    );
+    const won = new Map<string, number>();
+    claims.forEach(({ id }, index) => {
+      if (outcomes[index]) won.set(id, (won.get(id) ?? 0) + 1);
+    });
+    expect([...won.values()]).toEqual(approvals.map(() => 1));
+    const rows = await rowsOf(stores[0]!);
+    expect(rows).toHaveLength(approvals.length * 2);
+    for (const id of approvals) {
+      const mine = rows.filter((row) => row.approval_id === id);
+      expect(mine.map((row) => row.type)).toEqual(['AUTO_REPAIR_TRIGGERED', 'EXECUTION_COMPLETED']);
+      // Written together, in one insert: nothing of another approval between them.
+      expect(rows.indexOf(mine[1]!) - rows.indexOf(mine[0]!)).toBe(1);
+    }
+    expect(await verifyOperationChain(stores[0]!.db)).toMatchObject({ intact: true, entries: 24 });
+    // A later claim of an approval already claimed appends nothing.
+    expect(await appendOncePerApproval(stores[0]!, claimOf('apr-3'))).toBe(false);
+    expect(await rowsOf(stores[0]!)).toHaveLength(24);
+  });
+
+  it('fails only the claim whose entry cannot be written, not the ones it arrived with', async () => {
+    const [store] = await replicas();
+    const outcomes = await Promise.allSettled([
+      appendOncePerApproval(store!, claimOf('good-1')),
+      // A BigInt cannot be written as JSON: this claim's entries fail.
+      appendOncePerApproval(store!, claimOf('bad', { size: 1n })),
+      appendOncePerApproval(store!, claimOf('good-2')),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    const rows = await rowsOf(store!);
+    expect(rows.map((row) => row.approval_id)).toEqual(['good-1', 'good-1', 'good-2', 'good-2']);
+    expect((await verifyOperationChain(store!.db)).intact).toBe(true);
+  });
+});
