@@ -131,10 +131,10 @@ function printVerdicts(report: BenchReport): void {
       new Set([1]),
     ),
   );
-  console.log('\nStorm: follow-up work drained after the last answer\n');
+  console.log('\nStorms, chat storms and idle: what each leaves behind\n');
   console.log(
     table(
-      ['target', 'drained', 'bound', 'verdict'],
+      ['target', 'measured', 'bound', 'verdict'],
       report.storm.map((s) => [s.label, s.value, s.target, s.verdict]),
       new Set([1]),
     ),

@@ -13,7 +13,7 @@ export interface DrainCounts {
   /** Outbox rows whose job has not reported completion (given-up rows included). */
   pending: number;
   gaveUp: number;
-  /** Incidents whose own follow-up row is missing or not completed. */
+  /** Incidents whose approval has no repair decision recorded yet (the follow-up's last step). */
   followUpsOpen: number;
 }
 
@@ -25,14 +25,15 @@ export interface DrainReader {
 export const isDrained = (c: DrainCounts) =>
   c.pending === 0 && c.gaveUp === 0 && c.followUpsOpen === 0;
 
-// The job id is `analyze-<incident id>` (followUpJobId in src/features/intake/incident-followup.ts).
-// `||` concatenates on both SQLite and PostgreSQL, so one query serves both stores.
+// An incident's follow-up (src/features/escalation/incident-followup.ts) ends with its repair
+// decision: an AUTO_REPAIR_TRIGGERED entry about its approval, allowed or blocked.
 const COUNTS_SQL = `select
   (select count(*) from incidents) as incidents,
   (select count(*) from outbox where completed_at is null) as pending,
   (select count(*) from outbox where gave_up_at is not null) as gave_up,
   (select count(*) from incidents i where not exists (
-     select 1 from outbox o where o.job_id = 'analyze-' || i.id and o.completed_at is not null
+     select 1 from operation_log o
+     where o.approval_id = i.approval_id and o.type = 'AUTO_REPAIR_TRIGGERED'
   )) as follow_ups_open`;
 
 interface CountsRow {

@@ -1,4 +1,5 @@
 import type { BenchContext } from '../runs/intake-runs.js';
+import { findCpuProfile, summarizeCpuProfile } from './cpu-profile.js';
 import { distributedNames } from './distributed.js';
 import { stopTarget } from './execute.js';
 import type { LoadSettings } from './load.js';
@@ -64,6 +65,7 @@ export async function withOwnService<O extends RunOutcome>(
       workDir: store.workDir,
       secret: ctx.secret,
       env: spec.env,
+      cpuProfileDir: ctx.cpuProfileDir(spec.id),
     });
     outcome.readyVia = target.readyVia;
     console.log(`  ready at ${target.baseUrl} (via ${target.readyVia}), pid ${target.child.pid}`);
@@ -76,6 +78,13 @@ export async function withOwnService<O extends RunOutcome>(
     console.error(`  !!! ${spec.label} FAILED: ${outcome.reason}`);
   } finally {
     if (target) await stopTarget(target, outcome);
+  }
+  // The whole process: these runs' work trails their load (a storm's follow-up), so no window.
+  const profileDir = ctx.cpuProfileDir(spec.id);
+  if (target && profileDir) {
+    const file = await findCpuProfile(profileDir, target.child.pid);
+    if (file) outcome.profile = await summarizeCpuProfile(file);
+    else outcome.notes.push(`no CPU profile found in ${profileDir}`);
   }
   for (const note of outcome.notes) console.log(`  ${note}`);
   return outcome;

@@ -31,7 +31,7 @@ describe.each(backends())('an incident resolved before its follow-up on %s', (ba
     const created = (await postSigned(app, '/api/v1/webhooks/alerts', alert('firing'))).json();
     await postSigned(app, '/api/v1/webhooks/alerts', alert('resolved'));
     refused.mockRestore();
-    const jobId = `analyze-${created.incident_id}`;
+    const jobId = `follow-up-${created.incident_id}`;
     await waitFor(
       async () => {
         const row = await store.db

@@ -31,7 +31,7 @@ describe.each(backends())('a follow-up run again on %s', (backend) => {
       namespace: 'card-once',
     });
     const { incident_id: incidentId } = response.json();
-    const jobId = `analyze-${incidentId}`;
+    const jobId = `follow-up-${incidentId}`;
     await waitFor(
       async () => {
         const row = await app.services.store.db

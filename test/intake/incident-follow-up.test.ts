@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
+import { followNewIncidents } from '../../src/features/escalation/incident-followup.js';
+import { addFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -58,15 +60,15 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     const rows = await app.services.store.db
       .selectFrom('outbox')
       .select(['job_id', 'completed_at'])
-      .where('job_id', 'in', [`analyze-${incidentId}`, `repair-evaluate-${approvalId}`])
+      .where('job_id', 'in', [`follow-up-${incidentId}`, `repair-evaluate-${approvalId}`])
       .execute();
-    expect(rows.map((row) => row.job_id)).toEqual([`analyze-${incidentId}`]);
+    expect(rows.map((row) => row.job_id)).toEqual([`follow-up-${incidentId}`]);
     await waitFor(
       async () => {
         const row = await app.services.store.db
           .selectFrom('outbox')
           .select('completed_at')
-          .where('job_id', '=', `analyze-${incidentId}`)
+          .where('job_id', '=', `follow-up-${incidentId}`)
           .executeTakeFirstOrThrow();
         return row.completed_at !== null ? true : undefined;
       },
@@ -90,7 +92,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     const row = await app.services.store.db
       .selectFrom('outbox')
       .select(['relayed_at', 'last_error', 'attempts', 'completed_at'])
-      .where('job_id', '=', `analyze-${incidentId}`)
+      .where('job_id', '=', `follow-up-${incidentId}`)
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ relayed_at: null, attempts: 0, completed_at: null });
     expect(row.last_error).toContain('queue unavailable');
@@ -129,7 +131,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     const lost = vi.spyOn(app.services.jobs, 'enqueue').mockResolvedValue('lost');
     const response = await postSigned(app, URL, crashLoop());
     const { approval_id: approvalId, incident_id: incidentId } = response.json();
-    const jobId = `analyze-${incidentId}`;
+    const jobId = `follow-up-${incidentId}`;
     const outbox = () =>
       app.services.store.db
         .selectFrom('outbox')
@@ -161,7 +163,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     const { app } = await buildTestApp({ backend, env });
     const refused = refuseEnqueues(app);
     const response = await postSigned(app, URL, crashLoop());
-    const jobId = `analyze-${response.json().incident_id}`;
+    const jobId = `follow-up-${response.json().incident_id}`;
     await app.services.store.db
       .updateTable('outbox')
       .set({ attempts: 10, relay_after: 0 })
@@ -182,6 +184,120 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     );
     expect(row).toMatchObject({ completed_at: null, attempts: 10 });
     expect(row.last_error).toContain('queue unavailable');
-    expect(enqueue.mock.calls.filter(([, payload]) => payload.incident_id)).toEqual([]);
+    expect(enqueue.mock.calls.filter(([, payload]) => payload.incident_ids)).toEqual([]);
+  });
+
+  it('follows the incidents opened by one delivery as one job, each evaluated once', async () => {
+    const { app } = await buildTestApp({ backend, env });
+    const namespace = `ns-${crypto.randomBytes(4).toString('hex')}`;
+    const alerts = Array.from({ length: 40 }, (_, i) => ({
+      labels: {
+        alertname: 'KubePodCrashLooping',
+        namespace,
+        pod: `pod-${i}`,
+        severity: 'critical',
+      },
+      annotations: { summary: 'restarting' },
+      status: 'firing',
+    }));
+    const response = await postSigned(app, '/api/v1/webhooks/alertmanager', {
+      receiver: 'team',
+      status: 'firing',
+      alerts,
+    });
+    expect(response.statusCode).toBe(200);
+    const created = response.json().results as Array<{ incident_id: string; approval_id: string }>;
+    const incidentIds = new Set(created.map((result) => result.incident_id));
+    expect(incidentIds.size).toBe(40);
+    for (const { approval_id } of created) await followedUp(app, approval_id);
+    const rows = await app.services.store.db
+      .selectFrom('outbox')
+      .select(['job_id', 'job_name', 'payload', 'completed_at'])
+      .where('job_name', '=', 'incident.analyze')
+      .execute();
+    // Alertmanager alerts are taken one by one, so they may commit in more than one batch;
+    // each job names its first incident and lists them all.
+    const listed = rows.flatMap((row) => JSON.parse(row.payload).incident_ids as string[]);
+    expect(new Set(listed)).toEqual(incidentIds);
+    expect(listed).toHaveLength(40);
+    for (const row of rows) {
+      expect(row.job_id).toBe(`follow-up-${JSON.parse(row.payload).incident_ids[0]}`);
+    }
+    await waitFor(
+      async () => {
+        const open = await app.services.store.db
+          .selectFrom('outbox')
+          .select('job_id')
+          .where('job_name', '=', 'incident.analyze')
+          .where('completed_at', 'is', null)
+          .execute();
+        return open.length === 0 ? true : undefined;
+      },
+      { what: 'every follow-up job completed' },
+    );
+    for (const { approval_id } of created) {
+      expect(await triggeredEntries(app, approval_id)).toHaveLength(1);
+    }
+  });
+
+  it('runs a follow-up job queued by an earlier release, one incident per job', async () => {
+    const { app } = await buildTestApp({ backend, env });
+    const refused = refuseEnqueues(app);
+    const { approval_id: approvalId, incident_id: incidentId } = (
+      await postSigned(app, URL, crashLoop())
+    ).json();
+    const { store } = app.services;
+    // What an earlier release committed: `analyze-<incident>` with `{incident_id}`.
+    await store.db
+      .updateTable('outbox')
+      .set({
+        job_id: `analyze-${incidentId}`,
+        payload: JSON.stringify({ incident_id: incidentId }),
+      })
+      .where('job_id', '=', `follow-up-${incidentId}`)
+      .execute();
+    refused.mockRestore();
+    await followedUp(app, approvalId);
+    await waitFor(
+      async () => {
+        const row = await store.db
+          .selectFrom('outbox')
+          .select('completed_at')
+          .where('job_id', '=', `analyze-${incidentId}`)
+          .executeTakeFirstOrThrow();
+        return row.completed_at !== null ? true : undefined;
+      },
+      { what: "the earlier release's job reporting completion" },
+    );
+  });
+
+  it('follows every incident of a job even when one fails, then fails the job to run it again', async () => {
+    const { app } = await buildTestApp({ backend, env });
+    const { store } = app.services;
+    await store.db
+      .transaction()
+      .execute((tx) =>
+        addFollowUpJob(tx, { name: 'test.batch', payload: {}, jobId: 'batch-job' }, Date.now()),
+      );
+    const followed: string[] = [];
+    const followOne = async (id: string) => {
+      followed.push(id);
+      if (id === 'inc-b') throw new Error('database went away');
+    };
+    const ids = Array.from({ length: 70 }, (_, i) => (i === 1 ? 'inc-b' : `inc-${i}`));
+    await expect(followNewIncidents(app.services, followOne, ids, 'batch-job')).rejects.toThrow(
+      'follow-up of 1 of 70 incidents failed: database went away',
+    );
+    expect(followed.sort()).toEqual([...ids].sort());
+    const completed = () =>
+      store.db
+        .selectFrom('outbox')
+        .select('completed_at')
+        .where('job_id', '=', 'batch-job')
+        .executeTakeFirstOrThrow();
+    expect((await completed()).completed_at).toBeNull();
+    // Run again with the fault gone: the row is completed.
+    await followNewIncidents(app.services, async () => {}, ids, 'batch-job');
+    expect((await completed()).completed_at).not.toBeNull();
   });
 });

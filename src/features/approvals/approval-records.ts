@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Expression, Selectable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
+import { batchedLookup } from '../../support/batched-lookup.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import { signersOf } from './approval-decision-records.js';
 import type { ApprovalStatus, RiskLevel } from './approval-domain.js';
@@ -177,6 +178,12 @@ export async function findApproval(db: Db, id: string): Promise<Approval | undef
   const row = await db.selectFrom('approvals').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? approvalFromRow(row) : undefined;
 }
+
+/** findApproval batched with the lookups made beside it (support/batched-lookup.ts). */
+export const lookUpApproval = batchedLookup(async (db: Db, ids: string[]) => {
+  const rows = await db.selectFrom('approvals').selectAll().where('id', 'in', ids).execute();
+  return rows.map((row) => [row.id, approvalFromRow(row)] as const);
+});
 
 export async function approvalExists(db: Db, id: string): Promise<boolean> {
   const row = await db.selectFrom('approvals').select('id').where('id', '=', id).executeTakeFirst();

@@ -5,8 +5,8 @@ import { groupCommit } from '../../support/group-commit.js';
 import { typedJob } from '../../support/typed-job.js';
 import { riskForSeverity } from '../approvals/approval-domain.js';
 import type { CardSender } from '../cards/card-types.js';
-import { findIncident } from '../incidents/incident-records.js';
-import { addFollowUpJobs, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
+import { lookUpIncident } from '../incidents/incident-records.js';
+import { addFollowUpJob, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
 import type { RepairDeps } from '../repair/auto-repair.js';
 import { createRepairEvaluator } from '../repair/repair-jobs.js';
 import { pushCardOnce } from './card-once.js';
@@ -16,40 +16,50 @@ import { pushCardOnce } from './card-once.js';
  * (it never analysed anything) and is kept so that jobs queued by an earlier release run.
  */
 export const INCIDENT_FOLLOW_UP_JOB = 'incident.analyze';
-const FOLLOW_UP_CONCURRENCY = 16;
+/** Follow-up jobs run side by side per process; each follows FOLLOW_UP_PARALLEL incidents at once. */
+const FOLLOW_UP_CONCURRENCY = 4;
+const FOLLOW_UP_PARALLEL = 32;
 
-const followUpJobId = (incidentId: string) => `analyze-${incidentId}`;
-const FollowUpPayload = Type.Object({ incident_id: Type.String({ minLength: 1 }) });
+/** The job of incidents opened together is named for the first of them. */
+const followUpJobId = (incidentIds: readonly string[]) => `follow-up-${incidentIds[0]}`;
+/** A job queued by an earlier release, one incident each: its id was `analyze-<incident>`. */
+const singleFollowUpJobId = (incidentId: string) => `analyze-${incidentId}`;
+const FollowUpPayload = Type.Union([
+  Type.Object({
+    incident_ids: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 500 }),
+  }),
+  Type.Object({ incident_id: Type.String({ minLength: 1 }) }),
+]);
 
 /**
- * Commits the incident's follow-up with the incident (the caller's transaction): a crash or a
- * queue outage after the commit delays the follow-up, it cannot lose it (outbox-relay.ts).
+ * Commits the follow-up of incidents opened together with them (the caller's transaction),
+ * as one job: a crash or a queue outage after the commit delays it, it cannot lose it
+ * (outbox-relay.ts). One job rather than one per incident is what keeps a storm's follow-up
+ * cheap: one queue entry, one claim and one completion per batch. Returns the job's id.
  */
-export function addIncidentFollowUps(
+export async function addIncidentFollowUps(
   tx: Tx,
   incidentIds: readonly string[],
   now: number,
-): Promise<void> {
-  return addFollowUpJobs(
+): Promise<string> {
+  const jobId = followUpJobId(incidentIds);
+  await addFollowUpJob(
     tx,
-    incidentIds.map((incidentId) => ({
-      name: INCIDENT_FOLLOW_UP_JOB,
-      payload: { incident_id: incidentId },
-      jobId: followUpJobId(incidentId),
-    })),
+    { name: INCIDENT_FOLLOW_UP_JOB, payload: { incident_ids: incidentIds }, jobId },
     now,
   );
+  return jobId;
 }
 
 /**
- * After the incidents' commit: hands their follow-up to the queue now rather than within
- * 1 s. Incidents opened in the same tick (one converge batch) are relayed together.
+ * After the incidents' commit: hands their follow-up job to the queue now rather than within
+ * the relay's next pass. Jobs committed in the same tick are relayed together.
  */
-export function createFollowUpRelay(services: Services): (incidentId: string) => Promise<void> {
-  const relay = groupCommit<string>(async (incidentIds) => {
-    await relayFollowUpJobs(services, [...new Set(incidentIds)].map(followUpJobId));
+export function createFollowUpRelay(services: Services): (jobId: string) => Promise<void> {
+  const relay = groupCommit<string>(async (jobIds) => {
+    await relayFollowUpJobs(services, [...new Set(jobIds)]);
   });
-  return (incidentId) => relay.add(incidentId);
+  return (jobId) => relay.add(jobId);
 }
 
 /**
@@ -66,18 +76,14 @@ export async function followNewIncident(
   incidentId: string,
 ): Promise<void> {
   const { store, log } = services;
-  const incident = await findIncident(store.db, incidentId);
+  const incident = await lookUpIncident(store.db, incidentId);
   if (!incident?.approval_id) {
     log.warn({ incidentId }, 'new incident without an approval: nothing to follow up');
-    await completeFollowUpJob(services, followUpJobId(incidentId));
     return;
   }
   // CONTRACT, Incident lifecycle: resolved before its follow-up ran (a queue outage, a quick
   // resolved alert), it gets no card and no repair: its approval expired with it.
-  if (incident.status === 'resolved') {
-    await completeFollowUpJob(services, followUpJobId(incidentId));
-    return;
-  }
+  if (incident.status === 'resolved') return;
   const approvalId = incident.approval_id;
   try {
     await pushCardOnce(services, cards, {
@@ -97,7 +103,35 @@ export async function followNewIncident(
   }
   // Evaluated here, or handed on as a durable job of its own (repair-jobs.ts).
   await evaluateRepair(approvalId);
-  await completeFollowUpJob(services, followUpJobId(incidentId));
+}
+
+/**
+ * One job's incidents, FOLLOW_UP_PARALLEL at a time, so that their reads and their repair
+ * claims share statements. Every incident is followed even when one fails; then the job
+ * fails and runs again, which repeats nothing already done (a card is pushed once, a repair
+ * evaluated once). Once all are followed, the job's outbox row is completed.
+ */
+export async function followNewIncidents(
+  services: Services,
+  followOne: (incidentId: string) => Promise<void>,
+  incidentIds: readonly string[],
+  jobId: string,
+): Promise<void> {
+  const failures: unknown[] = [];
+  for (let start = 0; start < incidentIds.length; start += FOLLOW_UP_PARALLEL) {
+    const wave = incidentIds.slice(start, start + FOLLOW_UP_PARALLEL);
+    for (const outcome of await Promise.allSettled(wave.map(followOne))) {
+      if (outcome.status === 'rejected') failures.push(outcome.reason);
+    }
+  }
+  if (failures.length > 0) {
+    const first = failures[0] instanceof Error ? failures[0].message : String(failures[0]);
+    throw new Error(
+      `follow-up of ${failures.length} of ${incidentIds.length} incidents failed: ${first}`,
+      { cause: failures[0] },
+    );
+  }
+  await completeFollowUpJob(services, jobId);
 }
 
 export function registerIncidentWorkers(
@@ -108,9 +142,22 @@ export function registerIncidentWorkers(
   const evaluateRepair = createRepairEvaluator(services, repair);
   services.jobs.process(
     INCIDENT_FOLLOW_UP_JOB,
-    typedJob(INCIDENT_FOLLOW_UP_JOB, FollowUpPayload, services.log, (payload) =>
-      followNewIncident(services, cards, evaluateRepair, payload.incident_id),
-    ),
+    typedJob(INCIDENT_FOLLOW_UP_JOB, FollowUpPayload, services.log, (payload) => {
+      const followOne = (id: string) => followNewIncident(services, cards, evaluateRepair, id);
+      return 'incident_ids' in payload
+        ? followNewIncidents(
+            services,
+            followOne,
+            payload.incident_ids,
+            followUpJobId(payload.incident_ids),
+          )
+        : followNewIncidents(
+            services,
+            followOne,
+            [payload.incident_id],
+            singleFollowUpJobId(payload.incident_id),
+          );
+    }),
     FOLLOW_UP_CONCURRENCY,
   );
 }

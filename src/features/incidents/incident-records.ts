@@ -1,5 +1,6 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
+import { batchedLookup } from '../../support/batched-lookup.js';
 import { decodeSeqCursor, type Page, pageOf } from '../../support/newest-first.js';
 import { pendingApprovalRow } from '../approvals/approval-records.js';
 import {
@@ -85,6 +86,12 @@ export function findIncident(db: Db | Tx, id: string): Promise<IncidentRow | und
   return db.selectFrom('incidents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** findIncident batched with the lookups made beside it (support/batched-lookup.ts). */
+export const lookUpIncident = batchedLookup(async (db: Db, ids: string[]) => {
+  const rows = await db.selectFrom('incidents').selectAll().where('id', 'in', ids).execute();
+  return rows.map((row) => [row.id, row] as const);
+});
+
 export async function insertIncidents(
   tx: Db | Tx,
   incidents: readonly NewIncident[],
@@ -158,9 +165,8 @@ export type IncidentMove = Partial<
 >;
 
 /**
- * Compare-and-set of an incident's status (CONTRACT, Incident lifecycle): true when this
- * caller made the move, false when the incident was not in one of `from`, so each move
- * happens once however many replicas or requests try it.
+ * Compare-and-set of an incident's status (CONTRACT, Incident lifecycle): true when this caller
+ * moved it, false when it was not in `from`, so a move happens once however many try it.
  */
 export async function moveIncident(
   tx: Tx,
@@ -265,22 +271,16 @@ export async function lastIncidentSeenAt(db: Db): Promise<number | null> {
   return latest ? Number(latest.last_seen) : null;
 }
 
-/** Incidents that saw an alert at or after `since`. */
-export async function countIncidentsSeenSince(db: Db, since: number): Promise<number> {
+/** Incidents opened (`first_seen`), or that saw an alert (`last_seen`), at or after `since`. */
+export async function countIncidentsSince(
+  db: Db,
+  since: number,
+  by: 'first_seen' | 'last_seen' = 'first_seen',
+): Promise<number> {
   const row = await db
     .selectFrom('incidents')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('last_seen', '>=', since)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
-/** Incidents opened at or after `since`. */
-export async function countIncidentsSince(db: Db, since: number): Promise<number> {
-  const row = await db
-    .selectFrom('incidents')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('first_seen', '>=', since)
+    .where(by, '>=', since)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

@@ -190,7 +190,7 @@ export function createAlertIntake(
           });
         }
         // Committed with the incident; a queue that refuses it now gets it from the relay.
-        await relayFollowUp(result.incident_id);
+        if (result.follow_up_job) await relayFollowUp(result.follow_up_job);
       } else if (result.status === 'converged') {
         if (result.reopened) {
           publishEvent(services, 'incident.reopened', {

@@ -31,6 +31,8 @@ export interface ConvergeResult {
   analysis_scheduled: boolean;
   /** This alert reopened a resolved incident (not part of the webhook's answer). */
   reopened?: boolean;
+  /** The new incident's follow-up job, to relay once committed (not part of the answer). */
+  follow_up_job?: string;
 }
 
 export interface ConvergeOptions {

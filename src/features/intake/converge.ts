@@ -98,6 +98,7 @@ async function convergeFresh(tx: Tx, byFingerprint: Map<string, [Slot, ...Slot[]
     const head = heads[position];
     if (!head) throw new Error('converge: an incident was not created');
     first.result = resultOf(first.arrival.alert, head, 'created', 1);
+    first.result.follow_up_job = head.followUpJobId;
     open.set(first.arrival.alert.fingerprint, head);
   });
 

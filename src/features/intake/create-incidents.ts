@@ -16,12 +16,15 @@ export function approvalRequestOf(alert: TypedAlert) {
   };
 }
 
+/** An opened incident, and the follow-up job it shares with those opened beside it. */
+export type CreatedIncident = IncidentHead & { followUpJobId: string };
+
 /** Opens one incident, with its pending approval and follow-up, per arrival. */
 export async function createIncidents(
   tx: Tx,
   firsts: readonly Arrival[],
   now: number,
-): Promise<IncidentHead[]> {
+): Promise<CreatedIncident[]> {
   if (firsts.length === 0) return [];
   const opening = firsts.map((arrival) => ({
     ...arrival,
@@ -76,9 +79,15 @@ export async function createIncidents(
     })),
     (chunk) => insertIncidents(tx, chunk),
   );
+  // One follow-up job per 500 incidents opened together, not one each: a storm's incidents
+  // are followed up in batches (escalation/incident-followup.ts).
+  const followUpJobIds: string[] = [];
   await forEachChunk(
     created.map(({ incidentId }) => incidentId),
-    (chunk) => addIncidentFollowUps(tx, chunk, now),
+    async (chunk) => {
+      const jobId = await addIncidentFollowUps(tx, chunk, now);
+      followUpJobIds.push(...chunk.map(() => jobId));
+    },
   );
   await forEachChunk(
     created.map(({ incidentId, options }) => ({
@@ -89,10 +98,11 @@ export async function createIncidents(
     })),
     (chunk) => addTimelineEntries(tx, chunk),
   );
-  return created.map(({ incidentId, approvalId }) => ({
+  return created.map(({ incidentId, approvalId }, index) => ({
     id: incidentId,
     approval_id: approvalId,
     hit_count: 1,
     status: 'open',
+    followUpJobId: followUpJobIds[index]!,
   }));
 }

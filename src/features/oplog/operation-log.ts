@@ -15,7 +15,7 @@ import {
   realSuccessesIn,
   type TimedEntry,
 } from './operation-entry.js';
-import { countRealSuccess, realSuccesses } from './playbook-run-counts.js';
+import { countRealSuccess } from './playbook-run-counts.js';
 
 export {
   type ChainVerdict,
@@ -238,14 +238,6 @@ export function executionsOfIncidents(db: Db, incidentIds: readonly string[]) {
     .where('type', '=', 'EXECUTION_COMPLETED')
     .where('incident_id', 'in', incidentIds)
     .execute();
-}
-
-/**
- * Successful real runs of a playbook. Dry runs do not count: a playbook that has only been
- * simulated has never changed a cluster, so its first real run is still a cold start.
- */
-export function countSuccessfulRuns(db: Db, playbookId: string): Promise<number> {
-  return realSuccesses(db, playbookId);
 }
 
 /**

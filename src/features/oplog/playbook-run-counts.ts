@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../ports/store.js';
+import { batchedLookup } from '../../support/batched-lookup.js';
 
 /**
  * The `playbook_run_counts` table's one module: successful real (not dry-run) runs per
@@ -17,11 +18,16 @@ export async function countRealSuccess(tx: Tx, playbookId: string): Promise<void
     .execute();
 }
 
-export async function realSuccesses(db: Db, playbookId: string): Promise<number> {
-  const row = await db
+/**
+ * Successful real runs per playbook, absent when none, batched with the lookups made beside it
+ * (support/batched-lookup.ts). Dry runs do not count: a playbook that has only been simulated
+ * has never changed a cluster, so its first real run is still a cold start.
+ */
+export const lookUpRealSuccesses = batchedLookup(async (db: Db, playbookIds: string[]) => {
+  const rows = await db
     .selectFrom('playbook_run_counts')
-    .select('real_successes')
-    .where('playbook_id', '=', playbookId)
-    .executeTakeFirst();
-  return row?.real_successes ?? 0;
-}
+    .select(['playbook_id', 'real_successes'])
+    .where('playbook_id', 'in', playbookIds)
+    .execute();
+  return rows.map((row) => [row.playbook_id, row.real_successes] as const);
+});

@@ -1,4 +1,4 @@
-import { countIncidentsSeenSince, lastIncidentSeenAt } from '../incidents/incident-records.js';
+import { countIncidentsSince, lastIncidentSeenAt } from '../incidents/incident-records.js';
 import { latestOperations } from '../oplog/operation-log.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { runtimeControl } from './runtime-control.js';
@@ -113,7 +113,7 @@ export async function liveOpsScene(ctx: ReadbackContext) {
   const rows = await latestOperations(db, TRACE_LENGTH);
   const now = ctx.now();
   const lastIntakeAt = await lastIncidentSeenAt(db);
-  const recentIntake = await countIncidentsSeenSince(db, now - ACTIVE_WINDOW_MS);
+  const recentIntake = await countIncidentsSince(db, now - ACTIVE_WINDOW_MS, 'last_seen');
   return {
     schema_version: 'agentcore_live_ops_scene_state_v1',
     ...buildScene({

@@ -3,7 +3,7 @@ import type { Services } from '../../services.js';
 import type { ApprovalStatus } from '../approvals/approval-domain.js';
 import { appendOncePerApproval } from '../oplog/operation-claims.js';
 import type { TimedEntry } from '../oplog/operation-entry.js';
-import { countSuccessfulRuns } from '../oplog/operation-log.js';
+import { lookUpRealSuccesses } from '../oplog/playbook-run-counts.js';
 import { matchPlaybook, type Playbook } from './playbooks.js';
 import { loadRepairCase, type RepairCase } from './repair-case.js';
 import { decideRepair, type RepairDecision } from './repair-decision.js';
@@ -72,7 +72,7 @@ export async function evaluateAutoRepair(
     severity: repair.severity,
     risk_level: repair.approval.risk_level,
     match,
-    successfulRuns: match ? await countSuccessfulRuns(store.db, match.playbook.id) : 0,
+    successfulRuns: match ? ((await lookUpRealSuccesses(store.db, match.playbook.id)) ?? 0) : 0,
   });
   // A dry run changes nothing, so it is played before the claim and its record written in
   // the claim's own transaction: one lock and one commit for the decision and the run.

@@ -1,6 +1,6 @@
 import type { Db } from '../../ports/store.js';
-import { type Approval, findApproval } from '../approvals/approval-records.js';
-import { findIncident, type IncidentRow } from '../incidents/incident-records.js';
+import { type Approval, lookUpApproval } from '../approvals/approval-records.js';
+import { type IncidentRow, lookUpIncident } from '../incidents/incident-records.js';
 import type { RepairSubject } from './playbooks.js';
 import type { IncidentSeverity } from './repair-decision.js';
 import type { RepairTarget } from './run-playbook.js';
@@ -16,10 +16,13 @@ export interface RepairCase {
 
 const SEVERITIES: readonly string[] = ['P0', 'P1', 'P2', 'P3'];
 
+/** Read with the cases loaded beside it (a storm's evaluations): a few statements for them all. */
 export async function loadRepairCase(db: Db, approvalId: string): Promise<RepairCase | undefined> {
-  const approval = await findApproval(db, approvalId);
+  const approval = await lookUpApproval(db, approvalId);
   if (!approval) return undefined;
-  const incident = approval.incident_id ? await findIncident(db, approval.incident_id) : undefined;
+  const incident = approval.incident_id
+    ? await lookUpIncident(db, approval.incident_id)
+    : undefined;
   return repairCaseOf(approval, incident);
 }
 
