@@ -20,7 +20,8 @@ export interface LatencyOutcome extends LatencyTarget {
 }
 
 function figure(round: RoundFigures, metric: Comparison['metric']): number | undefined {
-  return metric === 'cpu' ? round.cpu?.totalMs : round.rps;
+  if (metric === 'cpu') return round.cpu?.totalMs;
+  return metric === 'serviceCpu' ? round.cpu?.targetMs : round.rps;
 }
 
 /**
@@ -30,7 +31,12 @@ function figure(round: RoundFigures, metric: Comparison['metric']): number | und
 function byRound(run: RunOutcome | undefined, metric: Comparison['metric']) {
   if (!run?.result) return undefined;
   if (!run.rounds) {
-    const once = metric === 'cpu' ? run.cpu?.totalMs : run.result.rps;
+    const once =
+      metric === 'cpu'
+        ? run.cpu?.totalMs
+        : metric === 'serviceCpu'
+          ? run.cpu?.targetMs
+          : run.result.rps;
     return (_round: number) => once;
   }
   const figures = new Map(run.rounds.map((round) => [round.round, figure(round, metric)]));
@@ -59,7 +65,9 @@ export function compare(runs: RunOutcome[], comparisons: Comparison[]): Comparis
     if (roundRatios.length === 0) return { ...comparison, verdict: 'n/a' };
     const ratio = median(roundRatios);
     const { target } = comparison;
-    const met = comparison.metric === 'cpu' ? ratio <= (target ?? 0) : ratio >= (target ?? 0);
+    // CPU is better lower, throughput higher.
+    const lowerIsBetter = comparison.metric === 'cpu' || comparison.metric === 'serviceCpu';
+    const met = lowerIsBetter ? ratio <= (target ?? 0) : ratio >= (target ?? 0);
     return {
       ...comparison,
       ratio,

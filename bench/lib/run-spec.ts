@@ -32,7 +32,8 @@ export interface Comparison {
   label: string;
   numerator: string;
   denominator: string;
-  metric?: 'rps' | 'cpu';
+  /** `cpu`: all CPU per request (with PostgreSQL's and Redis's); `serviceCpu`: the service's own. */
+  metric?: 'rps' | 'cpu' | 'serviceCpu';
   target?: number;
 }
 

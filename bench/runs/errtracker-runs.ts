@@ -89,12 +89,12 @@ export const errtrackerComparisons: Comparison[] = [
     label: 'errtracker dedup ÷ bare-tracker (embedded)',
     numerator: 'errtracker-dedup-embedded',
     denominator: 'bare-tracker',
-    target: 0.6,
+    target: 0.45,
   },
   {
     label: 'errtracker dedup ÷ bare-tracker (distributed)',
     numerator: 'errtracker-dedup-distributed',
     denominator: 'bare-tracker',
-    target: 0.6,
+    target: 0.45,
   },
 ];

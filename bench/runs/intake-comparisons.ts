@@ -1,6 +1,10 @@
 import type { Comparison, LatencyTarget } from '../lib/run-spec.js';
 
-/** The intake issue's ratios and bounds over the runs of ./intake-runs.ts (and sustained-runs.ts). */
+/**
+ * The ratios and bounds of issue 26 over the runs of ./intake-runs.ts (and sustained-runs.ts):
+ * against what the stack itself costs (the Fastify floor) and what going distributed costs a
+ * replica, rather than against Alertmanager, which is reported beside them.
+ */
 export const intakeComparisons: Comparison[] = [
   {
     label: 'Fastify floor ÷ bare (ceiling of every service ratio)',
@@ -11,19 +15,34 @@ export const intakeComparisons: Comparison[] = [
     label: 'new-alert ÷ converged (embedded)',
     numerator: 'new-alert-embedded',
     denominator: 'converged-embedded',
-    target: 0.5,
+    target: 0.35,
   },
   {
     label: 'new-alert ÷ converged (distributed)',
     numerator: 'new-alert-distributed',
     denominator: 'converged-distributed',
-    target: 0.5,
+    target: 0.35,
   },
   {
     label: 'converged distributed ÷ converged embedded',
     numerator: 'converged-distributed',
     denominator: 'converged-embedded',
-    target: 0.8,
+  },
+  // Our own work on top of the framework: at most 30 % of what Fastify itself costs.
+  {
+    label: 'CPU per alert: converged embedded ÷ Fastify floor',
+    numerator: 'converged-embedded',
+    denominator: 'fastify-floor',
+    metric: 'cpu',
+    target: 1.3,
+  },
+  // A replica's price for going distributed: its own process, PostgreSQL and Redis apart.
+  {
+    label: 'service CPU per alert: converged distributed ÷ embedded',
+    numerator: 'converged-distributed',
+    denominator: 'converged-embedded',
+    metric: 'serviceCpu',
+    target: 1.25,
   },
   { label: 'signals ÷ bare (embedded)', numerator: 'signals-embedded', denominator: 'bare' },
   { label: 'signals ÷ bare (distributed)', numerator: 'signals-distributed', denominator: 'bare' },
@@ -55,7 +74,6 @@ export const intakeComparisons: Comparison[] = [
     numerator: 'converged-embedded',
     denominator: 'alertmanager',
     metric: 'cpu',
-    target: 1.0,
   },
   // The floor does only HMAC, JSON.parse and a reply: no service can spend less CPU per
   // request in Fastify, so this bounds the converged CPU ratio from below.

@@ -17,7 +17,7 @@ import type { BenchContext } from './intake-runs.js';
 /**
  * An incident storm: N distinct alerts, each opening its own incident, as fast as the
  * connections allow. Intake answering fast is half of it; each incident also owes a card and
- * a repair evaluation through the outbox, and those must catch up within a minute rather
+ * a repair evaluation through the outbox, and those must catch up within seconds rather
  * than trail the storm for hours. Not paced and not warmed up: a storm arrives cold.
  */
 const ALERTS_PATH = '/api/v1/webhooks/alerts';
