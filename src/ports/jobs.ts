@@ -1,3 +1,5 @@
+import type { Tx } from './store.js';
+
 /**
  * Durable background jobs: an enqueued job survives a restart and runs at least once, so
  * handlers must tolerate a repeat (a retry, or a run cut short by a dying process).
@@ -22,9 +24,26 @@ export class JobQueueClosedError extends Error {
 
 export type JobHandler = (payload: Record<string, unknown>) => Promise<void>;
 
+/** A job written in the transaction of the record it follows (JobQueue.enqueueInTransaction). */
+export interface TransactionalJob {
+  name: string;
+  payload: Record<string, unknown>;
+  jobId: string;
+  attempts: number;
+}
+
 export interface JobQueue {
   /** Returns the job's id: options.jobId, or a generated one. */
   enqueue(name: string, payload: Record<string, unknown>, options?: JobOptions): Promise<string>;
+  /**
+   * Only on a queue kept in the store's own database (the SQL one): writes the jobs in the
+   * caller's transaction, so they commit with the records they follow and need no outbox. An
+   * id still queued or running is left as it is. Once committed, `wake` runs them now rather
+   * than at the next poll.
+   */
+  enqueueInTransaction?(tx: Tx, jobs: readonly TransactionalJob[]): Promise<void>;
+  /** After an enqueueInTransaction commit: this process and the others look for these jobs. */
+  wake?(names: readonly string[]): void;
   /**
    * Registers the handler for `name` (no ':' in it); at most `concurrency` of its jobs run at
    * once here.

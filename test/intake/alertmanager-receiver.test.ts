@@ -86,6 +86,48 @@ describe.each(backends())('POST /webhooks/alertmanager on %s', async (backend) =
     });
   });
 
+  it('takes a batch in its order: firing alerts together, a resolved one after those before it', async () => {
+    const batch = alertmanagerBatch('KubePodCrashLooping', 'in-order');
+    const [firing] = batch.alerts;
+    const pod = (name: string, status: string) => ({
+      ...firing!,
+      status,
+      labels: { ...firing!.labels, pod: name },
+    });
+    // Three pods of one workload: one incident. Two fire, then one resolves, then one fires.
+    batch.alerts = [
+      pod('checkout-7d9f8b6c5-x2x4z', 'firing'),
+      pod('checkout-7d9f8b6c5-b7c9d', 'firing'),
+      pod('checkout-7d9f8b6c5-x2x4z', 'resolved'),
+      pod('checkout-7d9f8b6c5-k8m2n', 'firing'),
+    ];
+    const response = await deliver(app, batch, 'Bearer first-receiver-token');
+    expect(response.statusCode).toBe(200);
+    const results = response.json().results as Array<Record<string, unknown>>;
+    expect(results.map((result) => result.status)).toEqual([
+      'created',
+      'converged',
+      'resolved',
+      'converged',
+    ]);
+    // The resolved alert resolved the incident the two before it made; the last one reopened
+    // it (CONTRACT, Incident lifecycle), which it could not have done before the resolve.
+    const incident = results[0]!.incident_id;
+    expect(results.map((result) => result.incident_id)).toEqual([
+      incident,
+      incident,
+      incident,
+      incident,
+    ]);
+    expect(results[1]).toMatchObject({ hit_count: 2 });
+    expect(results[3]).toMatchObject({ hit_count: 3 });
+    const timeline = await app.inject({
+      url: `/api/v1/incidents/${incident}`,
+      headers: { authorization: `Bearer ${CONSOLE_TOKEN}` },
+    });
+    expect(timeline.json()).toMatchObject({ status: 'open', reopen_count: 1 });
+  });
+
   it.each([
     ['no Authorization header', undefined],
     ['a wrong token', 'Bearer not-a-receiver-token'],

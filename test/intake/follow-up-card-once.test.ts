@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCardSender } from '../../src/features/cards/card-sender.js';
 import { followNewIncident } from '../../src/features/escalation/incident-followup.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { followUpCompleted } from '../helpers/follow-up-jobs.js';
 import { startTelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -32,17 +33,9 @@ describe.each(backends())('a follow-up run again on %s', (backend) => {
     });
     const { incident_id: incidentId } = response.json();
     const jobId = `follow-up-${incidentId}`;
-    await waitFor(
-      async () => {
-        const row = await app.services.store.db
-          .selectFrom('outbox')
-          .select('completed_at')
-          .where('job_id', '=', jobId)
-          .executeTakeFirst();
-        return row?.completed_at ? true : undefined;
-      },
-      { what: 'the first follow-up run completing' },
-    );
+    await waitFor(async () => ((await followUpCompleted(app, jobId)) ? true : undefined), {
+      what: 'the first follow-up run completing',
+    });
     expect(tg.calls('sendMessage')).toHaveLength(1);
 
     // The job's handler once more, as a retry runs it (the evaluation is not the point here).

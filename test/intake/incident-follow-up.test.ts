@@ -1,54 +1,28 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { describe, expect, it, vi } from 'vitest';
-import { followNewIncidents } from '../../src/features/escalation/incident-followup.js';
-import { addFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
+import { describe, expect, it } from 'vitest';
+import {
+  followNewIncidents,
+  INCIDENT_FOLLOW_UP_JOB,
+} from '../../src/features/escalation/incident-followup.js';
+import { followUpWriter } from '../../src/features/outbox/follow-up-writer.js';
+import { addFollowUpJob, relayFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { followUpCompleted, followUpJobs } from '../helpers/follow-up-jobs.js';
 import { waitFor } from '../helpers/wait-for.js';
+import {
+  crashLoop,
+  env,
+  followedUp,
+  refuseEnqueues,
+  triggeredEntries,
+  URL,
+} from './follow-up-fixtures.js';
 
 /**
- * An incident and its follow-up commit together (the outbox): a queue that refuses the job,
- * or a process that dies between the commit and the enqueue, delays the follow-up (its card,
- * its repair evaluation) but cannot lose it.
+ * An incident and its follow-up commit together: on the SQL queue the job itself, in front of
+ * Redis an outbox row (incident-follow-up-outbox.test.ts). A crash or an outage after the
+ * commit delays the follow-up (its card, its repair evaluation) but cannot lose it.
  */
-
-const URL = '/api/v1/webhooks/alerts';
-const env = { SIGNAL_CONSUMER: 'false' };
-
-function crashLoop() {
-  return {
-    alert_name: 'KubePodCrashLooping',
-    severity: 'critical',
-    source: 'prometheus',
-    target_resource: 'checkout-7d9f8b6c5-x2x4z',
-    // A namespace of its own: a new incident, never one converged into.
-    namespace: `ns-${crypto.randomBytes(4).toString('hex')}`,
-    message: 'restarting',
-  };
-}
-
-/** The one stand-in here: the real queue, except that every enqueue is refused. */
-function refuseEnqueues(app: FastifyInstance) {
-  return vi
-    .spyOn(app.services.jobs, 'enqueue')
-    .mockRejectedValue(new Error('queue unavailable (test)'));
-}
-
-function triggeredEntries(app: FastifyInstance, approvalId: string) {
-  return app.services.store.db
-    .selectFrom('operation_log')
-    .select('id')
-    .where('approval_id', '=', approvalId)
-    .where('type', '=', 'AUTO_REPAIR_TRIGGERED')
-    .execute();
-}
-
-async function followedUp(app: FastifyInstance, approvalId: string) {
-  return waitFor(
-    async () => ((await triggeredEntries(app, approvalId)).length > 0 ? true : undefined),
-    { what: 'the repair evaluation of the new incident', timeoutMs: 15_000 },
-  );
-}
 
 describe.each(backends())("an incident's follow-up on %s", (backend) => {
   it('evaluates a dry run inside the follow-up job, once, with no job of its own', async () => {
@@ -57,49 +31,18 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
       await postSigned(app, URL, crashLoop())
     ).json();
     await followedUp(app, approvalId);
-    const rows = await app.services.store.db
-      .selectFrom('outbox')
-      .select(['job_id', 'completed_at'])
-      .where('job_id', 'in', [`follow-up-${incidentId}`, `repair-evaluate-${approvalId}`])
-      .execute();
-    expect(rows.map((row) => row.job_id)).toEqual([`follow-up-${incidentId}`]);
-    await waitFor(
-      async () => {
-        const row = await app.services.store.db
-          .selectFrom('outbox')
-          .select('completed_at')
-          .where('job_id', '=', `follow-up-${incidentId}`)
-          .executeTakeFirstOrThrow();
-        return row.completed_at !== null ? true : undefined;
-      },
-      { what: 'the follow-up job reporting completion' },
-    );
-    expect(await triggeredEntries(app, approvalId)).toHaveLength(1);
-  });
-
-  it('is relayed once the queue that refused it is back', async () => {
-    const { app } = await buildTestApp({ backend, env });
-    const refused = refuseEnqueues(app);
-    const response = await postSigned(app, URL, crashLoop());
-    // The incident is accepted: its follow-up is committed with it, not lost with the enqueue.
-    expect(response.statusCode).toBe(200);
-    const { status, approval_id: approvalId, incident_id: incidentId } = response.json();
-    expect(status).toBe('created');
-    // Offered again and again while the queue refuses it, and never counted as relayed.
-    await waitFor(async () => (refused.mock.calls.length >= 3 ? true : undefined), {
-      what: 'the relay retrying the refused job',
+    const jobId = `follow-up-${incidentId}`;
+    await waitFor(async () => ((await followUpCompleted(app, jobId)) ? true : undefined), {
+      what: 'the follow-up job reporting completion',
     });
-    const row = await app.services.store.db
-      .selectFrom('outbox')
-      .select(['relayed_at', 'last_error', 'attempts', 'completed_at'])
-      .where('job_id', '=', `follow-up-${incidentId}`)
-      .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ relayed_at: null, attempts: 0, completed_at: null });
-    expect(row.last_error).toContain('queue unavailable');
-    expect(await triggeredEntries(app, approvalId)).toEqual([]);
-
-    refused.mockRestore();
-    await followedUp(app, approvalId);
+    const { db } = app.services.store;
+    const evaluation = `repair-evaluate-${approvalId}`;
+    expect(await db.selectFrom('jobs').select('id').where('id', '=', evaluation).execute()).toEqual(
+      [],
+    );
+    expect(
+      await db.selectFrom('outbox').select('job_id').where('job_id', '=', evaluation).execute(),
+    ).toEqual([]);
     expect(await triggeredEntries(app, approvalId)).toHaveLength(1);
   });
 
@@ -124,70 +67,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     await followedUp(second.app, approvalId);
     expect(await triggeredEntries(second.app, approvalId)).toHaveLength(1);
   });
-  it('is offered again when the queue took the job and lost it, and completes once', async () => {
-    const { app } = await buildTestApp({ backend, env });
-    // The queue answers as if it kept the job, and forgets it: Redis restarted without
-    // persistence, or a job that ran out of attempts during a long outage.
-    const lost = vi.spyOn(app.services.jobs, 'enqueue').mockResolvedValue('lost');
-    const response = await postSigned(app, URL, crashLoop());
-    const { approval_id: approvalId, incident_id: incidentId } = response.json();
-    const jobId = `follow-up-${incidentId}`;
-    const outbox = () =>
-      app.services.store.db
-        .selectFrom('outbox')
-        .selectAll()
-        .where('job_id', '=', jobId)
-        .executeTakeFirstOrThrow();
-    await waitFor(async () => ((await outbox()).relayed_at !== null ? true : undefined), {
-      what: 'the relay handing the job to the queue',
-    });
-    const relayed = await outbox();
-    expect(relayed).toMatchObject({ attempts: 1, completed_at: null });
-    // Offered again only once the recheck time has come; here, time is moved on by hand.
-    expect(relayed.relay_after).toBeGreaterThan(Date.now() + 60_000);
-    lost.mockRestore();
-    await app.services.store.db
-      .updateTable('outbox')
-      .set({ relay_after: 0 })
-      .where('job_id', '=', jobId)
-      .execute();
-    await followedUp(app, approvalId);
-    expect(await triggeredEntries(app, approvalId)).toHaveLength(1);
-    await waitFor(async () => ((await outbox()).completed_at !== null ? true : undefined), {
-      what: 'the follow-up job reporting completion',
-    });
-    expect((await outbox()).attempts).toBe(2);
-  });
-
-  it('gives a row up, logged and kept, after it was relayed 10 times without completing', async () => {
-    const { app } = await buildTestApp({ backend, env });
-    const refused = refuseEnqueues(app);
-    const response = await postSigned(app, URL, crashLoop());
-    const jobId = `follow-up-${response.json().incident_id}`;
-    await app.services.store.db
-      .updateTable('outbox')
-      .set({ attempts: 10, relay_after: 0 })
-      .where('job_id', '=', jobId)
-      .execute();
-    refused.mockRestore();
-    const enqueue = vi.spyOn(app.services.jobs, 'enqueue');
-    const row = await waitFor(
-      async () => {
-        const found = await app.services.store.db
-          .selectFrom('outbox')
-          .selectAll()
-          .where('job_id', '=', jobId)
-          .executeTakeFirstOrThrow();
-        return found.gave_up_at !== null ? found : undefined;
-      },
-      { what: 'the row given up' },
-    );
-    expect(row).toMatchObject({ completed_at: null, attempts: 10 });
-    expect(row.last_error).toContain('queue unavailable');
-    expect(enqueue.mock.calls.filter(([, payload]) => payload.incident_ids)).toEqual([]);
-  });
-
-  it('follows the incidents opened by one delivery as one job, each evaluated once', async () => {
+  it('follows the incidents of one Alertmanager notification as one job, each evaluated once', async () => {
     const { app } = await buildTestApp({ backend, env });
     const namespace = `ns-${crypto.randomBytes(4).toString('hex')}`;
     const alerts = Array.from({ length: 40 }, (_, i) => ({
@@ -210,65 +90,54 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     const incidentIds = new Set(created.map((result) => result.incident_id));
     expect(incidentIds.size).toBe(40);
     for (const { approval_id } of created) await followedUp(app, approval_id);
-    const rows = await app.services.store.db
-      .selectFrom('outbox')
-      .select(['job_id', 'job_name', 'payload', 'completed_at'])
-      .where('job_name', '=', 'incident.analyze')
-      .execute();
-    // Alertmanager alerts are taken one by one, so they may commit in more than one batch;
-    // each job names its first incident and lists them all.
-    const listed = rows.flatMap((row) => JSON.parse(row.payload).incident_ids as string[]);
+    // Its firing alerts converge side by side, in one transaction: one job names its first
+    // incident and lists them all.
+    const jobs = await followUpJobs(app, INCIDENT_FOLLOW_UP_JOB);
+    expect(jobs).toHaveLength(1);
+    const listed = jobs[0]!.payload.incident_ids as string[];
     expect(new Set(listed)).toEqual(incidentIds);
     expect(listed).toHaveLength(40);
-    for (const row of rows) {
-      expect(row.job_id).toBe(`follow-up-${JSON.parse(row.payload).incident_ids[0]}`);
-    }
-    await waitFor(
-      async () => {
-        const open = await app.services.store.db
-          .selectFrom('outbox')
-          .select('job_id')
-          .where('job_name', '=', 'incident.analyze')
-          .where('completed_at', 'is', null)
-          .execute();
-        return open.length === 0 ? true : undefined;
-      },
-      { what: 'every follow-up job completed' },
-    );
+    expect(jobs[0]!.id).toBe(`follow-up-${listed[0]}`);
+    await waitFor(async () => ((await followUpCompleted(app, jobs[0]!.id)) ? true : undefined), {
+      what: 'the follow-up job completed',
+    });
     for (const { approval_id } of created) {
       expect(await triggeredEntries(app, approval_id)).toHaveLength(1);
     }
   });
 
-  it('runs a follow-up job queued by an earlier release, one incident per job', async () => {
+  it('runs a follow-up job queued by an earlier release, one incident per job, once', async () => {
     const { app } = await buildTestApp({ backend, env });
-    const refused = refuseEnqueues(app);
     const { approval_id: approvalId, incident_id: incidentId } = (
       await postSigned(app, URL, crashLoop())
     ).json();
-    const { store } = app.services;
-    // What an earlier release committed: `analyze-<incident>` with `{incident_id}`.
-    await store.db
-      .updateTable('outbox')
-      .set({
-        job_id: `analyze-${incidentId}`,
-        payload: JSON.stringify({ incident_id: incidentId }),
-      })
-      .where('job_id', '=', `follow-up-${incidentId}`)
-      .execute();
-    refused.mockRestore();
     await followedUp(app, approvalId);
+    // What an earlier release committed through the outbox: `analyze-<incident>` with
+    // `{incident_id}`. Its incident was followed up already; running it repeats nothing.
+    const { store } = app.services;
+    const jobId = `analyze-${incidentId}`;
+    await store.db
+      .transaction()
+      .execute((tx) =>
+        addFollowUpJob(
+          tx,
+          { name: INCIDENT_FOLLOW_UP_JOB, payload: { incident_id: incidentId }, jobId },
+          Date.now(),
+        ),
+      );
+    expect(await relayFollowUpJob(app.services, jobId)).toBe(true);
     await waitFor(
       async () => {
         const row = await store.db
           .selectFrom('outbox')
           .select('completed_at')
-          .where('job_id', '=', `analyze-${incidentId}`)
+          .where('job_id', '=', jobId)
           .executeTakeFirstOrThrow();
         return row.completed_at !== null ? true : undefined;
       },
       { what: "the earlier release's job reporting completion" },
     );
+    expect(await triggeredEntries(app, approvalId)).toHaveLength(1);
   });
 
   it('follows every incident of a job even when one fails, then fails the job to run it again', async () => {
@@ -299,5 +168,50 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     // Run again with the fault gone: the row is completed.
     await followNewIncidents(app.services, async () => {}, ids, 'batch-job');
     expect((await completed()).completed_at).not.toBeNull();
+  });
+});
+
+/**
+ * On the SQL queue (embedded, or PostgreSQL without Redis) the outbox is not needed: the job
+ * is written in the incident's own transaction.
+ */
+describe("an incident's follow-up on the SQL queue", () => {
+  it('is a job row committed with the incident, with no outbox row', async () => {
+    const { app } = await buildTestApp({ backend: 'embedded', env });
+    const refused = refuseEnqueues(app);
+    const { approval_id: approvalId, incident_id: incidentId } = (
+      await postSigned(app, URL, crashLoop())
+    ).json();
+    // Nothing went through enqueue, the outbox's way to the queue.
+    expect(refused).not.toHaveBeenCalled();
+    await followedUp(app, approvalId);
+    const { db } = app.services.store;
+    const jobs = await followUpJobs(app, INCIDENT_FOLLOW_UP_JOB);
+    expect(jobs.map((job) => job.id)).toEqual([`follow-up-${incidentId}`]);
+    expect(await db.selectFrom('outbox').select('job_id').execute()).toEqual([]);
+  });
+
+  it('leaves no job behind when the transaction that wrote it rolls back', async () => {
+    const { app } = await buildTestApp({ backend: 'embedded', env });
+    const { db } = app.services.store;
+    const writer = followUpWriter(app.services);
+    const job = { name: 'test.rolled-back', payload: { n: 1 }, jobId: 'rolled-back-1' };
+    await expect(
+      db.transaction().execute(async (tx) => {
+        await writer.add(tx, [job], Date.now());
+        throw new Error('the record could not be written');
+      }),
+    ).rejects.toThrow('the record could not be written');
+    expect(await db.selectFrom('jobs').select('id').where('id', '=', job.jobId).execute()).toEqual(
+      [],
+    );
+    await db.transaction().execute((tx) => writer.add(tx, [job], Date.now()));
+    expect(
+      await db
+        .selectFrom('jobs')
+        .select(['id', 'max_attempts'])
+        .where('id', '=', job.jobId)
+        .execute(),
+    ).toEqual([{ id: job.jobId, max_attempts: 20 }]);
   });
 });

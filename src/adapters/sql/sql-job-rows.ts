@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import type { TransactionalJob } from '../../ports/jobs.js';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { unindexed } from '../../support/unindexed.js';
 
@@ -33,11 +34,21 @@ export interface NewJob {
   now: number;
 }
 
+/** A job written in its record's transaction (JobQueue.enqueueInTransaction), as a row. */
+export function newJobOf(job: TransactionalJob, now: number): NewJob {
+  const { jobId: id, name, payload, attempts } = job;
+  return { id, name, payload: JSON.stringify(payload), maxAttempts: Math.max(1, attempts), now };
+}
+
 /**
  * Inserts jobs in one statement; an id that is still queued or running is left as it is,
- * one that finished is replaced. Ids must be distinct within one call.
+ * one that finished is replaced. An id repeated in `jobs` is the same enqueue twice: the
+ * first is written (within one statement an id may appear once).
  */
-export async function insertJobs(db: Db, jobs: readonly NewJob[]): Promise<void> {
+export async function insertJobs(db: Db | Tx, all: readonly NewJob[]): Promise<void> {
+  const distinct = new Map<string, NewJob>();
+  for (const job of all) if (!distinct.has(job.id)) distinct.set(job.id, job);
+  const jobs = [...distinct.values()];
   if (jobs.length === 0) return;
   await db
     .insertInto('jobs')

@@ -20,6 +20,7 @@ import {
   type JobRow,
   type NewJob,
   namesWithWork,
+  newJobOf,
   type Outcome,
   QUEUED,
   RUNNING,
@@ -27,10 +28,8 @@ import {
 
 export interface SqlJobsOptions {
   /**
-   * How often to look for jobs enqueued by other processes, come due or left by a dead
-   * process (real time). By default 1 s on SQLite, and 5 s where the database wakes this
-   * process itself (PostgreSQL's LISTEN/NOTIFY): the enqueuing process always wakes its own
-   * claims, and schedules its own retries, so the poll is only the safety net.
+   * How often to look for jobs of other processes, come due or left by a dead one: 1 s on
+   * SQLite, 5 s where the database wakes us (LISTEN/NOTIFY), as the poll is only a safety net.
    */
   pollMs?: number;
   /** First retry delay; each further retry doubles it, up to 15 minutes. */
@@ -89,10 +88,7 @@ export function createSqlJobs(
   const retryTimers = new Set<NodeJS.Timeout>();
   let lastSweep = 0;
   const inserts = groupCommit<NewJob>(async (jobs) => {
-    // Within one statement an id may appear once; a repeat is the same enqueue twice.
-    const distinct = new Map<string, NewJob>();
-    for (const job of jobs) if (!distinct.has(job.id)) distinct.set(job.id, job);
-    await insertJobs(db, [...distinct.values()]);
+    await insertJobs(db, jobs);
     for (const name of new Set(jobs.map((job) => job.name))) wakeups?.notify(WAKE_TOPIC, name);
   });
   // Runs that end together are recorded in one transaction: one commit for the lot.
@@ -260,17 +256,24 @@ export function createSqlJobs(
 
   return {
     async enqueue(name: string, payload: Record<string, unknown>, jobOptions: JobOptions = {}) {
-      const id = jobOptions.jobId ?? crypto.randomUUID();
-      const maxAttempts = Math.max(1, jobOptions.attempts ?? 3);
-      await inserts.add({
-        id,
-        name,
-        payload: JSON.stringify(payload),
-        maxAttempts,
-        now: clock.now(),
-      });
+      const jobId = jobOptions.jobId ?? crypto.randomUUID();
+      const attempts = jobOptions.attempts ?? 3;
+      await inserts.add(newJobOf({ name, payload, jobId, attempts }, clock.now()));
       wake(name);
-      return id;
+      return jobId;
+    },
+
+    enqueueInTransaction: (tx, jobs) =>
+      insertJobs(
+        tx,
+        jobs.map((one) => newJobOf(one, clock.now())),
+      ),
+
+    wake(names: readonly string[]) {
+      for (const name of new Set(names)) {
+        wake(name);
+        wakeups?.notify(WAKE_TOPIC, name);
+      }
     },
 
     process(name: string, handler: JobHandler, concurrency: number) {

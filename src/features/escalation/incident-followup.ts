@@ -6,7 +6,8 @@ import { typedJob } from '../../support/typed-job.js';
 import { riskForSeverity } from '../approvals/approval-domain.js';
 import type { CardSender } from '../cards/card-types.js';
 import { lookUpIncident } from '../incidents/incident-records.js';
-import { addFollowUpJob, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
+import { type FollowUpWriter, followUpWriter } from '../outbox/follow-up-writer.js';
+import { completeFollowUpJob } from '../outbox/outbox-relay.js';
 import type { RepairDeps } from '../repair/auto-repair.js';
 import { createRepairEvaluator } from '../repair/repair-jobs.js';
 import { pushCardOnce } from './card-once.js';
@@ -34,20 +35,18 @@ const FollowUpPayload = Type.Union([
 /**
  * Commits the follow-up of incidents opened together with them (the caller's transaction),
  * as one job: a crash or a queue outage after the commit delays it, it cannot lose it
- * (outbox-relay.ts). One job rather than one per incident is what keeps a storm's follow-up
+ * (follow-up-writer.ts). One job rather than one per incident is what keeps a storm's follow-up
  * cheap: one queue entry, one claim and one completion per batch. Returns the job's id.
  */
 export async function addIncidentFollowUps(
   tx: Tx,
   incidentIds: readonly string[],
   now: number,
+  followUps: FollowUpWriter,
 ): Promise<string> {
   const jobId = followUpJobId(incidentIds);
-  await addFollowUpJob(
-    tx,
-    { name: INCIDENT_FOLLOW_UP_JOB, payload: { incident_ids: incidentIds }, jobId },
-    now,
-  );
+  const payload = { incident_ids: incidentIds };
+  await followUps.add(tx, [{ name: INCIDENT_FOLLOW_UP_JOB, payload, jobId }], now);
   return jobId;
 }
 
@@ -56,9 +55,10 @@ export async function addIncidentFollowUps(
  * the relay's next pass. Jobs committed in the same tick are relayed together.
  */
 export function createFollowUpRelay(services: Services): (jobId: string) => Promise<void> {
-  const relay = groupCommit<string>(async (jobIds) => {
-    await relayFollowUpJobs(services, [...new Set(jobIds)]);
-  });
+  const followUps = followUpWriter(services);
+  const relay = groupCommit<string>((jobIds) =>
+    followUps.relay(jobIds.map((jobId) => ({ jobId, name: INCIDENT_FOLLOW_UP_JOB }))),
+  );
   return (jobId) => relay.add(jobId);
 }
 

@@ -55,10 +55,20 @@ export async function acceptAlertDelivery(intake: AlertIntake, body: unknown, ma
       'receiver' in body && typeof body.receiver === 'string' && body.receiver !== ''
         ? body.receiver
         : 'alertmanager';
+    // Firing alerts side by side converge in one transaction; a resolved one waits for those
+    // before it, so "firing, then resolved" in one body ends resolved, as it would one by one.
     const results: AlertResult[] = [];
+    let firing: Array<Promise<AlertResult>> = [];
     for (const alert of alerts) {
+      if (alert.status !== 'resolved') {
+        firing.push(intake.accept(alert, 'alertmanager', { receiver }));
+        continue;
+      }
+      results.push(...(await Promise.all(firing)));
+      firing = [];
       results.push(await intake.accept(alert, 'alertmanager', { receiver }));
     }
+    results.push(...(await Promise.all(firing)));
     return { status: 'batch' as const, results };
   }
   const flat = validateFlat(body);

@@ -11,6 +11,7 @@ import {
 } from '../incidents/incident-records.js';
 import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
 import { DEBOUNCE_WINDOW_MS } from '../incidents/incident-view.js';
+import type { FollowUpWriter } from '../outbox/follow-up-writer.js';
 import type { Arrival, ConvergeOptions, ConvergeResult, TypedAlert } from './converge-types.js';
 import { createIncidents } from './create-incidents.js';
 import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
@@ -32,12 +33,12 @@ export type ConvergeOrCreate = (
  * one per alert, each alert still gets its own hit count, and an alert that cannot be
  * written fails alone.
  */
-export function createConverger(store: Store): ConvergeOrCreate {
+export function createConverger(store: Store, followUps: FollowUpWriter): ConvergeOrCreate {
   const commit = groupCommit<Arrival, ConvergeResult>(async (arrivals) => {
     const fingerprints = [...new Set(arrivals.map((arrival) => arrival.alert.fingerprint))].sort();
     return store.withLock(
       fingerprints.map((fingerprint) => `alert:${fingerprint}`),
-      (tx) => convergeAll(tx, arrivals),
+      (tx) => convergeAll(tx, arrivals, followUps),
     );
   });
   return (alert, options) => commit.add({ alert, options });
@@ -55,7 +56,11 @@ interface Slot {
  * open incidents and one multi-row insert per table, not a round of statements per alert.
  * Results are in the order of `arrivals`.
  */
-async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[]> {
+async function convergeAll(
+  tx: Tx,
+  arrivals: Arrival[],
+  followUps: FollowUpWriter,
+): Promise<ConvergeResult[]> {
   const slots: Slot[] = arrivals.map((arrival, index) => ({ index, arrival }));
   const replays = await earlierOutcomes(tx, arrivals);
   const byFingerprint = new Map<string, [Slot, ...Slot[]]>();
@@ -68,7 +73,7 @@ async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[
     if (group) group.push(slot);
     else byFingerprint.set(slot.arrival.alert.fingerprint, [slot]);
   }
-  if (byFingerprint.size > 0) await convergeFresh(tx, byFingerprint);
+  if (byFingerprint.size > 0) await convergeFresh(tx, byFingerprint, followUps);
   return slots.map((slot) => {
     if (!slot.result) throw new Error(`converge: no result for arrival ${slot.index}`);
     return slot.result;
@@ -76,7 +81,11 @@ async function convergeAll(tx: Tx, arrivals: Arrival[]): Promise<ConvergeResult[
 }
 
 /** The arrivals not replayed, grouped by fingerprint: each group joins or opens one incident. */
-async function convergeFresh(tx: Tx, byFingerprint: Map<string, [Slot, ...Slot[]]>) {
+async function convergeFresh(
+  tx: Tx,
+  byFingerprint: Map<string, [Slot, ...Slot[]]>,
+  followUps: FollowUpWriter,
+) {
   const fresh = [...byFingerprint.values()].flat();
   const now = fresh.reduce((latest, slot) => Math.max(latest, slot.arrival.options.now), 0);
   const fingerprints = [...byFingerprint.keys()];
@@ -93,6 +102,7 @@ async function convergeFresh(tx: Tx, byFingerprint: Map<string, [Slot, ...Slot[]
     tx,
     opening.map((slot) => slot.arrival),
     now,
+    followUps,
   );
   opening.forEach((first, position) => {
     const head = heads[position];

@@ -6,6 +6,7 @@ import { insertApprovals } from '../approvals/approval-records.js';
 import { addIncidentFollowUps } from '../escalation/incident-followup.js';
 import { type IncidentHead, insertIncidents } from '../incidents/incident-records.js';
 import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
+import type { FollowUpWriter } from '../outbox/follow-up-writer.js';
 import type { Arrival, TypedAlert } from './converge-types.js';
 
 /** What an incident's approval asks to do, and how risky that is (its feed event says it too). */
@@ -24,6 +25,7 @@ export async function createIncidents(
   tx: Tx,
   firsts: readonly Arrival[],
   now: number,
+  followUps: FollowUpWriter,
 ): Promise<CreatedIncident[]> {
   if (firsts.length === 0) return [];
   const opening = firsts.map((arrival) => ({
@@ -85,7 +87,7 @@ export async function createIncidents(
   await forEachChunk(
     created.map(({ incidentId }) => incidentId),
     async (chunk) => {
-      const jobId = await addIncidentFollowUps(tx, chunk, now);
+      const jobId = await addIncidentFollowUps(tx, chunk, now, followUps);
       followUpJobIds.push(...chunk.map(() => jobId));
     },
   );
