@@ -86,8 +86,11 @@ export async function createSqliteStore(file: string): Promise<Store> {
     dialect: 'sqlite',
     db,
     // The lock row upsert is the transaction's first statement, so SQLite takes its write
-    // lock before anything is read: no stale snapshot, no lock upgrade to fail on.
-    withLock: (name, work) => lockedTransaction(db, name, work),
+    // lock before anything is read: no stale snapshot, no lock upgrade to fail on. That lock
+    // is the whole database's (one writer at a time), so it holds every name at once: one
+    // row stands for them all, rather than a row written per name (a converge batch of new
+    // alerts names each of its fingerprints).
+    withLock: (_names, work) => lockedTransaction(db, 'sqlite-writer', work),
     async ping() {
       await sql`select 1`.execute(db);
     },
