@@ -112,7 +112,9 @@ function printVerdicts(report: BenchReport): void {
         c.label,
         fixed(c.ratio, 2),
         range(c),
-        c.target === undefined ? '-' : `${c.metric === 'cpu' ? '≤' : '≥'} ${c.target.toFixed(1)}`,
+        c.target === undefined
+          ? '-'
+          : `${c.metric === 'cpu' || c.metric === 'serviceCpu' ? '≤' : '≥'} ${c.target}`,
         c.verdict,
       ]),
       new Set([1, 2]),

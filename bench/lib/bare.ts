@@ -11,12 +11,18 @@ export async function startBenchScript(
   name: string,
   script: string,
   env: Record<string, string>,
+  cpuProfileDir?: string,
 ): Promise<Target> {
   const port = await freePort();
   const child = startProcess({
     name,
     command: process.execPath,
-    args: ['--import', 'tsx', path.join(REPO_ROOT, script)],
+    args: [
+      ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
+      '--import',
+      'tsx',
+      path.join(REPO_ROOT, script),
+    ],
     env: { PATH: process.env.PATH, PORT: String(port), ...env },
     cwd: REPO_ROOT,
   });
@@ -31,13 +37,13 @@ export async function startBenchScript(
 }
 
 /** bench/bare-server.ts: the signed-webhook floor. */
-export function startBareServer(secret: string): Promise<Target> {
-  return startBenchScript('bare', 'bench/bare-server.ts', { WEBHOOK_SECRET: secret });
+export function startBareServer(secret: string, cpuProfileDir?: string): Promise<Target> {
+  const env = { WEBHOOK_SECRET: secret };
+  return startBenchScript('bare', 'bench/bare-server.ts', env, cpuProfileDir);
 }
 
 /** bench/fastify-floor-server.ts: the bare baseline's work in a Fastify route, nothing more. */
-export function startFastifyFloor(secret: string): Promise<Target> {
-  return startBenchScript('fastify-floor', 'bench/fastify-floor-server.ts', {
-    WEBHOOK_SECRET: secret,
-  });
+export function startFastifyFloor(secret: string, cpuProfileDir?: string): Promise<Target> {
+  const env = { WEBHOOK_SECRET: secret };
+  return startBenchScript('fastify-floor', 'bench/fastify-floor-server.ts', env, cpuProfileDir);
 }
