@@ -1,13 +1,15 @@
 import crypto from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   followNewIncidents,
   INCIDENT_FOLLOW_UP_JOB,
+  SINGLE_FOLLOW_UP_JOB,
 } from '../../src/features/escalation/incident-followup.js';
 import { followUpWriter } from '../../src/features/outbox/follow-up-writer.js';
 import { addFollowUpJob, relayFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
+import { storeKinds } from '../helpers/backends.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
-import { followUpCompleted, followUpJobs } from '../helpers/follow-up-jobs.js';
+import { followUpCompleted, followUpJobs, jobsInTransaction } from '../helpers/follow-up-jobs.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   crashLoop,
@@ -46,24 +48,43 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     expect(await triggeredEntries(app, approvalId)).toHaveLength(1);
   });
 
-  it('happens after a restart when the process died between the commit and the enqueue', async () => {
+  it('happens after a restart when the process died between the commit and the run', async () => {
     const first = await buildTestApp({ backend, env });
-    // Nothing this process enqueues reaches the queue: as if it were killed right after
-    // the incident's commit.
+    // Nothing this process committed is run by it: as if it were killed right after the
+    // incident's commit. In front of Redis its enqueue fails; on the SQL queue the job row
+    // is committed but not due while this process lives.
     refuseEnqueues(first.app);
+    const { jobs } = first.app.services;
+    const enqueueInTransaction = jobs.enqueueInTransaction?.bind(jobs);
+    if (enqueueInTransaction) {
+      vi.spyOn(jobs, 'enqueueInTransaction').mockImplementation(async (tx, list) => {
+        await enqueueInTransaction(tx, list);
+        const ids = list.map((job) => job.jobId);
+        await tx.updateTable('jobs').set({ run_after: 8.64e15 }).where('id', 'in', ids).execute();
+      });
+    }
     const alert = crashLoop();
     await postSigned(first.app, URL, alert);
     // What the dying process committed, whatever it managed to answer.
     const incident = await first.app.services.store.db
       .selectFrom('incidents')
-      .select('approval_id')
+      .select(['id', 'approval_id'])
       .where('namespace', '=', alert.namespace)
-      .executeTakeFirst();
-    const approvalId = incident?.approval_id ?? '';
+      .executeTakeFirstOrThrow();
+    const approvalId = incident.approval_id ?? '';
     expect(approvalId).not.toBe('');
+    expect(await triggeredEntries(first.app, approvalId)).toEqual([]);
     await first.close();
 
     const second = await buildTestApp({ reuse: first });
+    if (enqueueInTransaction) {
+      // The restart is what makes it due: the job row waited in the database.
+      await second.app.services.store.db
+        .updateTable('jobs')
+        .set({ run_after: 0 })
+        .where('id', '=', `follow-up-${incident.id}`)
+        .execute();
+    }
     await followedUp(second.app, approvalId);
     expect(await triggeredEntries(second.app, approvalId)).toHaveLength(1);
   });
@@ -121,7 +142,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
       .execute((tx) =>
         addFollowUpJob(
           tx,
-          { name: INCIDENT_FOLLOW_UP_JOB, payload: { incident_id: incidentId }, jobId },
+          { name: SINGLE_FOLLOW_UP_JOB, payload: { incident_id: incidentId }, jobId },
           Date.now(),
         ),
       );
@@ -215,3 +236,26 @@ describe("an incident's follow-up on the SQL queue", () => {
     ).toEqual([{ id: job.jobId, max_attempts: 20 }]);
   });
 });
+
+describe.skipIf(!storeKinds().includes('postgres'))(
+  "an incident's follow-up on PostgreSQL without Redis (the SQL queue)",
+  () => {
+    it('is a job row committed with the incident, run by one of two replicas', async () => {
+      // Two replicas on one schema; the job queue is PostgreSQL's.
+      const first = await buildTestApp({ backend: 'distributed', env: { ...env, REDIS_URL: '' } });
+      expect(jobsInTransaction(first.app)).toBe(true);
+      const second = await buildTestApp({ reuse: first });
+      const refused = refuseEnqueues(first.app);
+      const { approval_id: approvalId, incident_id: incidentId } = (
+        await postSigned(first.app, URL, crashLoop())
+      ).json();
+      expect(refused).not.toHaveBeenCalled();
+      await followedUp(second.app, approvalId);
+      const jobs = await followUpJobs(second.app, INCIDENT_FOLLOW_UP_JOB);
+      expect(jobs.map((job) => job.id)).toEqual([`follow-up-${incidentId}`]);
+      const { db } = second.app.services.store;
+      expect(await db.selectFrom('outbox').select('job_id').execute()).toEqual([]);
+      expect(await triggeredEntries(second.app, approvalId)).toHaveLength(1);
+    });
+  },
+);

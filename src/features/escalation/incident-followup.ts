@@ -13,24 +13,33 @@ import { createRepairEvaluator } from '../repair/repair-jobs.js';
 import { pushCardOnce } from './card-once.js';
 
 /**
- * What follows a newly opened incident, as a durable job. The name predates this module
- * (it never analysed anything) and is kept so that jobs queued by an earlier release run.
+ * What follows newly opened incidents, as a durable job: the incidents one converge
+ * transaction opened, at most FOLLOW_UP_BATCH of them, `{incident_ids}`.
  */
-export const INCIDENT_FOLLOW_UP_JOB = 'incident.analyze';
-/** Follow-up jobs run side by side per process; each follows FOLLOW_UP_PARALLEL incidents at once. */
+export const INCIDENT_FOLLOW_UP_JOB = 'incident.follow-up';
+/**
+ * The job of an earlier release, one incident each (`{incident_id}`, id `analyze-<incident>`),
+ * still run for the jobs it queued. A name of its own: a replica of that release, during a
+ * rolling upgrade, never claims a batch it would drop as malformed.
+ */
+export const SINGLE_FOLLOW_UP_JOB = 'incident.analyze';
+/** Incidents per follow-up job: a converge transaction's incidents are split by this. */
+export const FOLLOW_UP_BATCH = 500;
+/** Batch jobs run side by side per process; each follows FOLLOW_UP_PARALLEL incidents at once. */
 const FOLLOW_UP_CONCURRENCY = 4;
+const SINGLE_FOLLOW_UP_CONCURRENCY = 16;
 const FOLLOW_UP_PARALLEL = 32;
 
 /** The job of incidents opened together is named for the first of them. */
 const followUpJobId = (incidentIds: readonly string[]) => `follow-up-${incidentIds[0]}`;
-/** A job queued by an earlier release, one incident each: its id was `analyze-<incident>`. */
 const singleFollowUpJobId = (incidentId: string) => `analyze-${incidentId}`;
-const FollowUpPayload = Type.Union([
-  Type.Object({
-    incident_ids: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 500 }),
+const FollowUpPayload = Type.Object({
+  incident_ids: Type.Array(Type.String({ minLength: 1 }), {
+    minItems: 1,
+    maxItems: FOLLOW_UP_BATCH,
   }),
-  Type.Object({ incident_id: Type.String({ minLength: 1 }) }),
-]);
+});
+const SingleFollowUpPayload = Type.Object({ incident_id: Type.String({ minLength: 1 }) });
 
 /**
  * Commits the follow-up of incidents opened together with them (the caller's transaction),
@@ -140,24 +149,19 @@ export function registerIncidentWorkers(
   repair: RepairDeps,
 ): void {
   const evaluateRepair = createRepairEvaluator(services, repair);
+  const followOne = (id: string) => followNewIncident(services, cards, evaluateRepair, id);
   services.jobs.process(
     INCIDENT_FOLLOW_UP_JOB,
-    typedJob(INCIDENT_FOLLOW_UP_JOB, FollowUpPayload, services.log, (payload) => {
-      const followOne = (id: string) => followNewIncident(services, cards, evaluateRepair, id);
-      return 'incident_ids' in payload
-        ? followNewIncidents(
-            services,
-            followOne,
-            payload.incident_ids,
-            followUpJobId(payload.incident_ids),
-          )
-        : followNewIncidents(
-            services,
-            followOne,
-            [payload.incident_id],
-            singleFollowUpJobId(payload.incident_id),
-          );
-    }),
+    typedJob(INCIDENT_FOLLOW_UP_JOB, FollowUpPayload, services.log, ({ incident_ids }) =>
+      followNewIncidents(services, followOne, incident_ids, followUpJobId(incident_ids)),
+    ),
     FOLLOW_UP_CONCURRENCY,
+  );
+  services.jobs.process(
+    SINGLE_FOLLOW_UP_JOB,
+    typedJob(SINGLE_FOLLOW_UP_JOB, SingleFollowUpPayload, services.log, ({ incident_id }) =>
+      followNewIncidents(services, followOne, [incident_id], singleFollowUpJobId(incident_id)),
+    ),
+    SINGLE_FOLLOW_UP_CONCURRENCY,
   );
 }

@@ -57,18 +57,26 @@ export async function acceptAlertDelivery(intake: AlertIntake, body: unknown, ma
         : 'alertmanager';
     // Firing alerts side by side converge in one transaction; a resolved one waits for those
     // before it, so "firing, then resolved" in one body ends resolved, as it would one by one.
+    // A failure is thrown once its group has settled, so no alert of the body is still being
+    // written when the error is answered, and none after that group was started.
     const results: AlertResult[] = [];
     let firing: Array<Promise<AlertResult>> = [];
+    const settle = async () => {
+      for (const outcome of await Promise.allSettled(firing)) {
+        if (outcome.status === 'rejected') throw outcome.reason;
+        results.push(outcome.value);
+      }
+      firing = [];
+    };
     for (const alert of alerts) {
       if (alert.status !== 'resolved') {
         firing.push(intake.accept(alert, 'alertmanager', { receiver }));
         continue;
       }
-      results.push(...(await Promise.all(firing)));
-      firing = [];
+      await settle();
       results.push(await intake.accept(alert, 'alertmanager', { receiver }));
     }
-    results.push(...(await Promise.all(firing)));
+    await settle();
     return { status: 'batch' as const, results };
   }
   const flat = validateFlat(body);

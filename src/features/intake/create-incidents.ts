@@ -3,7 +3,7 @@ import type { Tx } from '../../ports/store.js';
 import { forEachChunk } from '../../support/in-chunks.js';
 import { riskForSeverity } from '../approvals/approval-domain.js';
 import { insertApprovals } from '../approvals/approval-records.js';
-import { addIncidentFollowUps } from '../escalation/incident-followup.js';
+import { addIncidentFollowUps, FOLLOW_UP_BATCH } from '../escalation/incident-followup.js';
 import { type IncidentHead, insertIncidents } from '../incidents/incident-records.js';
 import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
 import type { FollowUpWriter } from '../outbox/follow-up-writer.js';
@@ -81,8 +81,8 @@ export async function createIncidents(
     })),
     (chunk) => insertIncidents(tx, chunk),
   );
-  // One follow-up job per 500 incidents opened together, not one each: a storm's incidents
-  // are followed up in batches (escalation/incident-followup.ts).
+  // One follow-up job per FOLLOW_UP_BATCH incidents opened together, not one each: a
+  // storm's incidents are followed up in batches (escalation/incident-followup.ts).
   const followUpJobIds: string[] = [];
   await forEachChunk(
     created.map(({ incidentId }) => incidentId),
@@ -90,6 +90,7 @@ export async function createIncidents(
       const jobId = await addIncidentFollowUps(tx, chunk, now, followUps);
       followUpJobIds.push(...chunk.map(() => jobId));
     },
+    FOLLOW_UP_BATCH,
   );
   await forEachChunk(
     created.map(({ incidentId, options }) => ({
