@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { vi } from 'vitest';
 
 /**
  * Where a follow-up job is recorded depends on the queue (src/features/outbox/follow-up-writer.ts):
@@ -55,4 +56,29 @@ export async function followUpJobs(
     payload: JSON.parse(row.payload),
     completed: row.completed_at !== null,
   }));
+}
+
+/**
+ * The SQL queue's jobs written in a transaction from now on are committed but not due, as if
+ * the process that wrote them died before running them; `release` makes them due (on any
+ * app sharing the database) and wakes that app's queue. In front of Redis it does nothing.
+ */
+export function holdJobsInTransaction(app: FastifyInstance) {
+  const { jobs } = app.services;
+  const enqueueInTransaction = jobs.enqueueInTransaction?.bind(jobs);
+  if (enqueueInTransaction) {
+    vi.spyOn(jobs, 'enqueueInTransaction').mockImplementation(async (tx, list) => {
+      await enqueueInTransaction(tx, list);
+      const ids = list.map((job) => job.jobId);
+      await tx.updateTable('jobs').set({ run_after: 8.64e15 }).where('id', 'in', ids).execute();
+    });
+  }
+  return {
+    async release(on: FastifyInstance, jobId: string, name: string) {
+      if (!enqueueInTransaction) return;
+      const { store, jobs: queue } = on.services;
+      await store.db.updateTable('jobs').set({ run_after: 0 }).where('id', '=', jobId).execute();
+      queue.wake?.([name]);
+    },
+  };
 }

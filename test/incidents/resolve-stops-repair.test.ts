@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { INCIDENT_FOLLOW_UP_JOB } from '../../src/features/escalation/incident-followup.js';
 import { chatEnv } from '../chat/chat-flow.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
-import { followUpCompleted } from '../helpers/follow-up-jobs.js';
+import { followUpCompleted, holdJobsInTransaction } from '../helpers/follow-up-jobs.js';
 import { startTelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -31,22 +31,12 @@ describe.each(backends())('an incident resolved before its follow-up on %s', (ba
       if (name === INCIDENT_FOLLOW_UP_JOB) throw new Error('queue unavailable (test)');
       return enqueue(name, ...rest);
     });
-    const enqueueInTransaction = jobs.enqueueInTransaction?.bind(jobs);
-    if (enqueueInTransaction) {
-      vi.spyOn(jobs, 'enqueueInTransaction').mockImplementation(async (tx, list) => {
-        await enqueueInTransaction(tx, list);
-        const ids = list.map((job) => job.jobId);
-        await tx.updateTable('jobs').set({ run_after: 8.64e15 }).where('id', 'in', ids).execute();
-      });
-    }
+    const held = holdJobsInTransaction(app);
     const created = (await postSigned(app, '/api/v1/webhooks/alerts', alert('firing'))).json();
     await postSigned(app, '/api/v1/webhooks/alerts', alert('resolved'));
     const jobId = `follow-up-${created.incident_id}`;
     vi.restoreAllMocks();
-    if (enqueueInTransaction) {
-      await store.db.updateTable('jobs').set({ run_after: 0 }).where('id', '=', jobId).execute();
-      jobs.wake?.([INCIDENT_FOLLOW_UP_JOB]);
-    }
+    await held.release(app, jobId, INCIDENT_FOLLOW_UP_JOB);
     await waitFor(async () => ((await followUpCompleted(app, jobId)) ? true : undefined), {
       what: 'the follow-up run after the outage',
       timeoutMs: 15_000,

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   followNewIncidents,
   INCIDENT_FOLLOW_UP_JOB,
@@ -9,7 +9,12 @@ import { followUpWriter } from '../../src/features/outbox/follow-up-writer.js';
 import { addFollowUpJob, relayFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
 import { storeKinds } from '../helpers/backends.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
-import { followUpCompleted, followUpJobs, jobsInTransaction } from '../helpers/follow-up-jobs.js';
+import {
+  followUpCompleted,
+  followUpJobs,
+  holdJobsInTransaction,
+  jobsInTransaction,
+} from '../helpers/follow-up-jobs.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   crashLoop,
@@ -54,15 +59,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     // incident's commit. In front of Redis its enqueue fails; on the SQL queue the job row
     // is committed but not due while this process lives.
     refuseEnqueues(first.app);
-    const { jobs } = first.app.services;
-    const enqueueInTransaction = jobs.enqueueInTransaction?.bind(jobs);
-    if (enqueueInTransaction) {
-      vi.spyOn(jobs, 'enqueueInTransaction').mockImplementation(async (tx, list) => {
-        await enqueueInTransaction(tx, list);
-        const ids = list.map((job) => job.jobId);
-        await tx.updateTable('jobs').set({ run_after: 8.64e15 }).where('id', 'in', ids).execute();
-      });
-    }
+    const held = holdJobsInTransaction(first.app);
     const alert = crashLoop();
     await postSigned(first.app, URL, alert);
     // What the dying process committed, whatever it managed to answer.
@@ -77,14 +74,8 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     await first.close();
 
     const second = await buildTestApp({ reuse: first });
-    if (enqueueInTransaction) {
-      // The restart is what makes it due: the job row waited in the database.
-      await second.app.services.store.db
-        .updateTable('jobs')
-        .set({ run_after: 0 })
-        .where('id', '=', `follow-up-${incident.id}`)
-        .execute();
-    }
+    // The restart is what makes it due: the job row waited in the database.
+    await held.release(second.app, `follow-up-${incident.id}`, INCIDENT_FOLLOW_UP_JOB);
     await followedUp(second.app, approvalId);
     expect(await triggeredEntries(second.app, approvalId)).toHaveLength(1);
   });
