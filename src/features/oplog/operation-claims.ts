@@ -1,7 +1,7 @@
 import type { Store } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import type { OperationType, TimedEntry } from './operation-entry.js';
-import { appendAllInTx, approvalsWithOperation, withOperationLogLock } from './operation-log.js';
+import { appendAllInTx, recordedValues, withOperationLogLock } from './operation-log.js';
 
 /**
  * Entries written at most once per approval: the first of `entries` is of type `type` and is
@@ -32,7 +32,7 @@ export function appendOncePerApproval(store: Store, claim: ClaimedEntries): Prom
         const taken = new Map<OperationType, Set<string>>();
         for (const type of new Set(claims.map((each) => each.type))) {
           const ids = claims.filter((each) => each.type === type).map((each) => each.approvalId);
-          taken.set(type, await approvalsWithOperation(tx, [...new Set(ids)], type));
+          taken.set(type, await recordedValues(tx, type, 'approval_id', [...new Set(ids)]));
         }
         const appended: TimedEntry[] = [];
         const outcomes = claims.map((each) => {

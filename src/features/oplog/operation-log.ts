@@ -52,12 +52,6 @@ export async function appendAllInTx(tx: Tx, items: readonly TimedEntry[]): Promi
   return rows.map((row) => row.id);
 }
 
-/** One entry, as appendAllInTx. */
-export async function appendInTx(tx: Tx, entry: OperationEntry, now: number): Promise<string> {
-  const [id] = await appendAllInTx(tx, [{ entry, now }]);
-  return id!;
-}
-
 /**
  * Runs `work` in a transaction holding the operation log's lock, the one every append takes:
  * a writer that checks the log before appending (receipts written once) does both inside.
@@ -148,25 +142,6 @@ export function operationsOfApproval(db: Db, approvalId: string, limit: number) 
     .execute();
 }
 
-/** Which of `approvalIds` an entry of `type` is about (read under the log's lock to claim). */
-export async function approvalsWithOperation(
-  tx: Tx,
-  approvalIds: readonly string[],
-  type: OperationType,
-): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (const chunk of inChunks(approvalIds)) {
-    const rows = await tx
-      .selectFrom('operation_log')
-      .select('approval_id')
-      .where('approval_id', 'in', chunk)
-      .where('type', '=', type)
-      .execute();
-    for (const row of rows) if (row.approval_id !== null) found.add(row.approval_id);
-  }
-  return found;
-}
-
 /** The newest `limit` entries, newest first, without their context. */
 export function latestOperations(db: Db, limit: number) {
   return db
@@ -187,21 +162,28 @@ export function operationsOfType(db: Db, type: OperationType) {
     .execute();
 }
 
-/** Which of `details` entries of `type` already carry as their action detail. */
-export async function recordedActionDetails(
+/**
+ * Which of `values` entries of `type` already carry in `column`: the receipts' action details,
+ * or the approvals a claim is about (read under the log's lock to claim).
+ */
+export async function recordedValues(
   tx: Tx,
   type: OperationType,
-  details: string[],
+  column: 'action_detail' | 'approval_id',
+  values: readonly string[],
 ): Promise<Set<string>> {
   const recorded = new Set<string>();
-  for (const chunk of inChunks(details)) {
+  for (const chunk of inChunks(values)) {
     const rows = await tx
       .selectFrom('operation_log')
-      .select('action_detail')
+      .select(column)
       .where('type', '=', type)
-      .where('action_detail', 'in', chunk)
+      .where(column, 'in', chunk)
       .execute();
-    for (const row of rows) recorded.add(row.action_detail);
+    for (const row of rows) {
+      const value = row[column as keyof typeof row];
+      if (value !== null) recorded.add(value);
+    }
   }
   return recorded;
 }

@@ -4,7 +4,7 @@ import {
   appendAllInTx,
   type OperationType,
   operationsOfType,
-  recordedActionDetails,
+  recordedValues,
   withOperationLogLock,
 } from '../oplog/operation-log.js';
 
@@ -54,7 +54,7 @@ export function appendReceiptsOnce(
   if (receipts.length === 0) return Promise.resolve({ written: [], already_recorded: [] });
   return withOperationLogLock(store, async (tx) => {
     const keys = [...new Set(receipts.map((receipt) => receipt.key))];
-    const existing = await recordedActionDetails(tx, type, keys);
+    const existing = await recordedValues(tx, type, 'action_detail', keys);
     const fresh: Array<NewReceipt & { context: Record<string, unknown> }> = [];
     for (const receipt of receipts) {
       if (existing.has(receipt.key)) continue;
