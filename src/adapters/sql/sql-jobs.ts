@@ -1,10 +1,10 @@
-import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../ports/clock.js';
 import type { JobHandler, JobOptions, JobQueue } from '../../ports/jobs.js';
 import type { Store } from '../../ports/store.js';
 import { settledWithin } from '../../support/deadline.js';
 import { groupCommit } from '../../support/group-commit.js';
+import { timeOrderedId } from '../../support/time-ordered-id.js';
 import { holdLease, type JobLease } from './sql-job-lease.js';
 import {
   abandonInterrupted,
@@ -256,7 +256,7 @@ export function createSqlJobs(
 
   return {
     async enqueue(name: string, payload: Record<string, unknown>, jobOptions: JobOptions = {}) {
-      const jobId = jobOptions.jobId ?? crypto.randomUUID();
+      const jobId = jobOptions.jobId ?? timeOrderedId();
       const attempts = jobOptions.attempts ?? 3;
       await inserts.add(newJobOf({ name, payload, jobId, attempts }, clock.now()));
       wake(name);

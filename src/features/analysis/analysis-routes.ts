@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -7,6 +6,7 @@ import { requireConsoleToken, requireReadApiAccess } from '../../http/access-gua
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { FreeFormMap } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
+import { timeOrderedId } from '../../support/time-ordered-id.js';
 import { findIncident } from '../incidents/incident-records.js';
 import { enqueueAnalysis } from './analysis-job.js';
 import { normalizeRequest } from './analysis-request.js';
@@ -142,7 +142,7 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
       if (analysis.incident_id && !(await findIncident(store.db, analysis.incident_id))) {
         throw errors.notFound('Incident', analysis.incident_id);
       }
-      const taskId = `task-${crypto.randomUUID()}`;
+      const taskId = `task-${timeOrderedId()}`;
       const now = clock.now();
       const admitted = await admitTask(store, services.config.analysisMaxInFlight, {
         id: taskId,

@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import type { Expression, Selectable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { batchedLookup } from '../../support/batched-lookup.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
+import { timeOrderedId } from '../../support/time-ordered-id.js';
 import { signersOf } from './approval-decision-records.js';
 import type { ApprovalStatus, RiskLevel } from './approval-domain.js';
 
@@ -56,7 +56,7 @@ export async function insertApprovals(
 ): Promise<string[]> {
   // A UUID keeps `approve:<id>:<nonce>` inside the chat API's 64-byte callback_data limit.
   const rows = inputs.map((input) => ({
-    id: input.id ?? crypto.randomUUID(),
+    id: input.id ?? timeOrderedId(),
     incident_id: input.incidentId,
     status: 'pending',
     risk_level: input.riskLevel,

@@ -4,6 +4,7 @@ import type { Db, Tables } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { inChunks } from '../../support/in-chunks.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
+import { timeOrderedId } from '../../support/time-ordered-id.js';
 import type { CanaryAuth, ExternalAlertEventFields } from './canary.js';
 
 /** A payload's JSON text and its sha256, computed once per delivery for all its stages. */
@@ -75,7 +76,7 @@ export async function recordExternalEvent(
   now: number,
   extras: RecordedEventExtras = {},
 ): Promise<string> {
-  const id = crypto.randomUUID();
+  const id = timeOrderedId();
   const payload = extras.payload ?? eventPayload(JSON.stringify(fields.payload ?? null));
   await writerFor(db)({
     payloadJson: payload.json,

@@ -1,6 +1,6 @@
-import crypto from 'node:crypto';
 import type { Tx } from '../../ports/store.js';
 import { forEachChunk } from '../../support/in-chunks.js';
+import { timeOrderedId } from '../../support/time-ordered-id.js';
 import { riskForSeverity } from '../approvals/approval-domain.js';
 import { insertApprovals } from '../approvals/approval-records.js';
 import { addIncidentFollowUps, FOLLOW_UP_BATCH } from '../escalation/incident-followup.js';
@@ -30,7 +30,7 @@ export async function createIncidents(
   if (firsts.length === 0) return [];
   const opening = firsts.map((arrival) => ({
     ...arrival,
-    incidentId: `inc-${crypto.randomUUID()}`,
+    incidentId: `inc-${timeOrderedId()}`,
   }));
   const approvalIds: string[] = [];
   await forEachChunk(

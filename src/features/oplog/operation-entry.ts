@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Tables } from '../../ports/store.js';
+import { timeOrderedId } from '../../support/time-ordered-id.js';
 
 /** What an operation-log entry is, its hash and its view: pure, no query (operation-log.ts). */
 
@@ -107,7 +108,7 @@ export function chainedRows(items: readonly TimedEntry[], previous: string): Ope
   let prevHash = previous;
   for (const { entry, now } of items) {
     const row = {
-      id: crypto.randomUUID(),
+      id: timeOrderedId(),
       type: entry.type,
       incident_id: entry.incidentId,
       approval_id: entry.approvalId,

@@ -1,6 +1,6 @@
-import crypto from 'node:crypto';
 import { errors } from '../../errors.js';
 import type { Services } from '../../services.js';
+import { timeOrderedId } from '../../support/time-ordered-id.js';
 import { publishEvent } from '../events/feed-events.js';
 import { SilenceCache } from './silence-cache.js';
 import { type FilterMatcher, silenceMatchesFilter } from './silence-filter.js';
@@ -147,7 +147,7 @@ export function createSilences(services: Services): Silences {
 
     async save(body) {
       const fields = validatedSilence(body, clock.now());
-      const id = body.id ?? crypto.randomUUID();
+      const id = body.id ?? timeOrderedId();
       if (body.id === undefined) await insertSilence(store.db, id, fields);
       else if (!(await replaceSilence(store.db, id, fields))) throw errors.notFound('Silence', id);
       await changed(id);
