@@ -21,11 +21,13 @@ import { createHttpTracker } from './http/http-tracker.js';
 import { createMemoryBus } from './memory/memory-bus.js';
 import { createMemoryEventFeed } from './memory/memory-event-feed.js';
 import { createMemoryLeases } from './memory/memory-leases.js';
+import { rememberingOnceKeys } from './memory/remembered-once-keys.js';
 import { noopChat } from './noop/noop-chat.js';
 import {
   createMemoryCredentialFailures,
   createRedisCredentialFailures,
 } from './rate-limiter/credential-failures.js';
+import { sharedBlockReads } from './rate-limiter/shared-block-reads.js';
 import { createBullmqJobs } from './redis/bullmq-jobs.js';
 import { createRedisBus } from './redis/redis-bus.js';
 import { BOUNDED_REDIS_OPTIONS } from './redis/redis-connections.js';
@@ -114,7 +116,7 @@ export async function createServices(
       stream: createSqlStream(store, clock),
       bus: createMemoryBus(),
       feed: createMemoryEventFeed(),
-      once: createSqlOnceKeys(store, clock),
+      once: rememberingOnceKeys(createSqlOnceKeys(store, clock), clock),
       jobs: withGivenUpSeries(createSqlJobs(store, clock, log, { onGivenUp }), metrics),
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
       failures: createMemoryCredentialFailures(),
@@ -142,10 +144,10 @@ export async function createServices(
     stream: createRedisStream(redis, prefix),
     bus,
     feed: createRedisEventFeed(redis, bus, prefix),
-    once: createRedisOnceKeys(redis, prefix),
+    once: rememberingOnceKeys(createRedisOnceKeys(redis, prefix), clock),
     jobs: withGivenUpSeries(createBullmqJobs(config.redisUrl, prefix, log, { onGivenUp }), metrics),
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),
-    failures: createRedisCredentialFailures(redis, prefix),
+    failures: sharedBlockReads(createRedisCredentialFailures(redis, prefix)),
     dependencies: [
       database,
       {

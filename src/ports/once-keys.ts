@@ -7,7 +7,10 @@ export interface OnceKeys {
   claim(scope: string, key: string, ttlSeconds: number): Promise<boolean>;
   /**
    * Gives a claim back, for a caller that could not do what it claimed the key for: the next
-   * claim succeeds. Releasing a key that is not claimed does nothing.
+   * claim succeeds. Releasing a key that is not claimed does nothing. Only the winner of a
+   * claim gives it back: the service's keys remember their own wins
+   * (adapters/memory/remembered-once-keys.ts), so a release from another process would not
+   * reach a repeat in the winner's.
    */
   release(scope: string, key: string): Promise<void>;
 }

@@ -83,19 +83,44 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
   const stored = eventPayload(
     delivery.rawBody.length > 0 ? delivery.rawBody.toString('utf8') : '{}',
   );
-  await recordExternalEvent(store.db, externalEventFields(context, 'received', payload), now, {
-    payload: stored,
-  });
-  if (!context.issue_id) return { status: 'ignored', reason: 'issue id is missing' };
-  const first = await once.claim('errtracker-issue', context.issue_id, DEDUP_TTL_SECONDS);
+  const received = recordExternalEvent(
+    store.db,
+    externalEventFields(context, 'received', payload),
+    now,
+    { payload: stored },
+  );
+  if (!context.issue_id) {
+    await received;
+    return { status: 'ignored', reason: 'issue id is missing' };
+  }
+  // The claim is asked while the received stage is being written. A repeat of an issue this
+  // process claimed is answered without a round trip, so its deduplicated stage joins the
+  // same write; a claim won here is given back if the received stage was not written.
+  received.catch(() => undefined);
+  let first: boolean;
+  try {
+    first = await once.claim('errtracker-issue', context.issue_id, DEDUP_TTL_SECONDS);
+  } catch (error) {
+    await received;
+    throw error;
+  }
   if (!first) {
-    await recordExternalEvent(
+    const deduplicated = recordExternalEvent(
       store.db,
       externalEventFields(context, 'deduplicated', payload),
       now,
       { payload: stored },
     );
+    for (const write of await Promise.allSettled([received, deduplicated])) {
+      if (write.status === 'rejected') throw write.reason;
+    }
     return { status: 'deduplicated', issue_id: context.issue_id, ttl: DEDUP_TTL_SECONDS };
+  }
+  try {
+    await received;
+  } catch (error) {
+    await giveBack(services, context.issue_id);
+    throw error;
   }
 
   if (context.level !== 'error' && context.level !== 'fatal') {
@@ -107,13 +132,17 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
     await store.db.transaction().execute((tx) => addIssueAnalysis(tx, job, now));
   } catch (error) {
     // Not scheduled: give the dedup window back, so the tracker's redelivery is analysed.
-    await once
-      .release('errtracker-issue', context.issue_id)
-      .catch((releaseError: unknown) =>
-        services.log.error({ err: releaseError }, 'errtracker: dedup key not released'),
-      );
+    await giveBack(services, context.issue_id);
     throw error;
   }
   await relayIssueAnalysis(services, job);
   return { status: 'accepted', issue_id: context.issue_id, message: 'Analysis scheduled' };
+}
+
+async function giveBack(services: Services, issueId: string) {
+  await services.once
+    .release('errtracker-issue', issueId)
+    .catch((releaseError: unknown) =>
+      services.log.error({ err: releaseError }, 'errtracker: dedup key not released'),
+    );
 }
