@@ -57,6 +57,53 @@ describe.skipIf(!redisUrlForTests())('block reads shared per event-loop turn, on
     expect(await after).toBeGreaterThan(50_000);
   });
 
+  it('holds a read back behind a failure recorded while an earlier one was in flight', async () => {
+    const redisCount = createRedisCredentialFailures(redis.redis, redis.prefix);
+    // The real count, where the tenth failure reaches Redis 50 ms late (a reconnect, a full
+    // pipeline) while the ninth goes at once.
+    let sent = 0;
+    const lateFailures: CredentialFailures = {
+      record: async (address) => {
+        sent += 1;
+        if (sent === FAILURES_BEFORE_BLOCK) await new Promise((resolve) => setTimeout(resolve, 50));
+        return redisCount.record(address);
+      },
+      blockedFor: (address) => redisCount.blockedFor(address),
+    };
+    const failures = sharedBlockReads(lateFailures);
+    for (let n = 2; n < FAILURES_BEFORE_BLOCK; n++) await failures.record('10.0.0.5');
+    // The ninth failure and a read behind it; the read's turn ends while the ninth is in
+    // flight, then the tenth failure and another read arrive before the ninth is answered.
+    const ninth = failures.record('10.0.0.5');
+    const behindNinth = failures.blockedFor('10.0.0.5');
+    await new Promise((resolve) => setImmediate(resolve));
+    const tenth = failures.record('10.0.0.5');
+    const behindTenth = failures.blockedFor('10.0.0.5');
+    expect(await ninth).toBe(FAILURES_BEFORE_BLOCK - 1);
+    expect(await tenth).toBe(FAILURES_BEFORE_BLOCK);
+    expect(await behindTenth).toBeGreaterThan(50_000);
+    await behindNinth;
+  });
+
+  it('keeps addresses apart: a failure in flight for one never holds back reads of another', async () => {
+    const redisCount = createRedisCredentialFailures(redis.redis, redis.prefix);
+    // The real count, with one address's failures answered two seconds late.
+    const slowForOne: CredentialFailures = {
+      record: async (address) => {
+        const count = await redisCount.record(address);
+        if (address === '10.0.0.6') await new Promise((resolve) => setTimeout(resolve, 2_000));
+        return count;
+      },
+      blockedFor: (address) => redisCount.blockedFor(address),
+    };
+    const failures = sharedBlockReads(slowForOne);
+    const failure = failures.record('10.0.0.6');
+    const started = Date.now();
+    expect(await failures.blockedFor('10.0.0.7')).toBe(0);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await failure).toBe(1);
+  });
+
   it('fails every request that shared a read the store could not answer', async () => {
     // A port nothing listens on, no reconnecting and no offline queue: each read fails at once.
     const dead = new Redis({

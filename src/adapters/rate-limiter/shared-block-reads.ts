@@ -10,23 +10,25 @@ interface Waiter {
  * transaction each, which cost a fifth of the error-tracker webhook's CPU. Here the requests
  * of one event-loop turn share one read per address.
  *
- * The order the guard promises is kept. Reads asked before a failure are sent before it is
- * recorded, so they never see it. Reads asked after it wait until every failure recorded so
- * far has been answered, so they always see it: ioredis sends the count's script in its next
- * pipeline, which may leave after a read sent in the meantime. While failures are in
- * flight, a further failure leaves the waiting reads waiting (they then see it too), which
- * errs toward refusing only during a burst of wrong credentials.
+ * The order the guard promises is kept, per address. Reads asked before a failure are sent
+ * before it is recorded, so they never see it. Reads asked after it wait until no failure of
+ * their address is in flight any more, so they always see it: ioredis sends the count's
+ * script in its next pipeline, which may leave after a read sent in the meantime. While a
+ * failure is in flight, a further one leaves the waiting reads waiting (they then see it
+ * too), which errs toward refusing, and only during a burst of wrong credentials.
  */
 export function sharedBlockReads(failures: CredentialFailures): CredentialFailures {
-  let waiting = new Map<string, Waiter[]>();
+  const waiting = new Map<string, Waiter[]>();
+  const recording = new Map<string, Set<Promise<void>>>();
   let scheduled = false;
-  const recording = new Set<Promise<void>>();
 
-  function sendReads() {
-    const batch = waiting;
-    waiting = new Map();
-    for (const [address, waiters] of batch) {
-      failures.blockedFor(address).then(
+  function sendRead(address: string) {
+    const waiters = waiting.get(address);
+    if (!waiters) return;
+    waiting.delete(address);
+    Promise.resolve()
+      .then(() => failures.blockedFor(address))
+      .then(
         (waitMs) => {
           for (const waiter of waiters) waiter.resolve(waitMs);
         },
@@ -34,18 +36,36 @@ export function sharedBlockReads(failures: CredentialFailures): CredentialFailur
           for (const waiter of waiters) waiter.reject(error);
         },
       );
+  }
+
+  /** Settles once no failure of `address` is in flight, however many arrive meanwhile. */
+  async function recorded(address: string): Promise<void> {
+    for (let inFlight = recording.get(address); inFlight?.size; inFlight = recording.get(address)) {
+      await Promise.all(inFlight);
     }
+  }
+
+  function sendWhenRecorded(address: string) {
+    if (!recording.has(address)) sendRead(address);
+    else void recorded(address).then(() => sendRead(address));
   }
 
   return {
     record(address) {
-      if (recording.size === 0) sendReads();
-      const count = failures.record(address);
-      const settled: Promise<void> = count.then(
-        () => void recording.delete(settled),
-        () => void recording.delete(settled),
-      );
-      recording.add(settled);
+      let inFlight = recording.get(address);
+      if (!inFlight) {
+        sendRead(address);
+        inFlight = new Set();
+        recording.set(address, inFlight);
+      }
+      // Deferred like the reads (one microtask each, in call order), so neither can throw here.
+      const count = Promise.resolve().then(() => failures.record(address));
+      const forget = () => {
+        inFlight.delete(settled);
+        if (inFlight.size === 0 && recording.get(address) === inFlight) recording.delete(address);
+      };
+      const settled: Promise<void> = count.then(forget, forget);
+      inFlight.add(settled);
       return count;
     },
     blockedFor(address) {
@@ -57,8 +77,7 @@ export function sharedBlockReads(failures: CredentialFailures): CredentialFailur
         scheduled = true;
         setImmediate(() => {
           scheduled = false;
-          if (recording.size === 0) sendReads();
-          else void Promise.all(recording).then(sendReads);
+          for (const address of [...waiting.keys()]) sendWhenRecorded(address);
         });
       });
     },
