@@ -13,4 +13,10 @@ export interface OnceKeys {
    * reach a repeat in the winner's.
    */
   release(scope: string, key: string): Promise<void>;
+  /**
+   * True when this process itself holds the claim, so a `claim` now is sure to be refused,
+   * answered without asking the store; false when it does not know. Only the keys that
+   * remember their wins (adapters/memory/remembered-once-keys.ts) ever say true.
+   */
+  claimedHere?(scope: string, key: string): boolean;
 }

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rememberingOnceKeys } from '../../src/adapters/memory/remembered-once-keys.js';
 import { createRedisOnceKeys } from '../../src/adapters/redis/redis-once-keys.js';
 import { createSqlOnceKeys } from '../../src/adapters/sql/sql-once-keys.js';
 import type { Clock } from '../../src/ports/clock.js';
@@ -70,11 +71,38 @@ function redisBackend(url: string): OnceBackend {
   };
 }
 
+/**
+ * The keys as the service builds them: each replica remembers its own wins. Time passes on
+ * both clocks, since the remembered claims lapse on both.
+ */
+function remembering(backend: OnceBackend): OnceBackend {
+  return {
+    name: `${backend.name}, remembering its wins`,
+    async open() {
+      const fixture = await backend.open();
+      const clock: Clock = { now: () => Date.now() };
+      let shift = 0;
+      const shifted: Clock = { now: () => clock.now() + shift };
+      return {
+        once: rememberingOnceKeys(fixture.once, shifted),
+        peer: () => rememberingOnceKeys(fixture.peer(), shifted),
+        async advance(seconds) {
+          shift += seconds * 1000;
+          await fixture.advance(seconds);
+          await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+        },
+        cleanup: () => fixture.cleanup(),
+      };
+    },
+  };
+}
+
 const redisUrl = redisUrlForTests();
-const backends: OnceBackend[] = [
+const stores: OnceBackend[] = [
   ...storeKinds().map(sqlBackend),
   ...(redisUrl ? [redisBackend(redisUrl)] : []),
 ];
+const backends: OnceBackend[] = [...stores, ...stores.map(remembering)];
 
 describe.each(backends)('once keys contract: $name', (backend) => {
   let fixture: OnceFixture;
@@ -111,12 +139,16 @@ describe.each(backends)('once keys contract: $name', (backend) => {
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 
-  it('lets a released key be claimed again, by one claimer, on any connection', async () => {
+  it('lets a key released by its winner be claimed again, by one claimer, on any connection', async () => {
+    const other = fixture.peer();
     expect(await once.claim('errtracker-issue', 'ISSUE-1', 600)).toBe(true);
     expect(await once.claim('errtracker-issue', 'ISSUE-2', 600)).toBe(true);
-    await fixture.peer().release('errtracker-issue', 'ISSUE-1');
+    expect(await other.claim('errtracker-issue', 'ISSUE-1', 600)).toBe(false);
+    await once.release('errtracker-issue', 'ISSUE-1');
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => once.claim('errtracker-issue', 'ISSUE-1', 600)),
+      Array.from({ length: 10 }, (_, n) =>
+        (n % 2 ? once : other).claim('errtracker-issue', 'ISSUE-1', 600),
+      ),
     );
     expect(results.filter(Boolean)).toHaveLength(1);
     // Only that key: its neighbour stays claimed, and releasing an unclaimed key does nothing.

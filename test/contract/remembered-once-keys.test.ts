@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rememberingOnceKeys } from '../../src/adapters/memory/remembered-once-keys.js';
 import { createRedisOnceKeys } from '../../src/adapters/redis/redis-once-keys.js';
@@ -43,8 +44,20 @@ const backends: Backend[] = [
           name: 'redis',
           expiresBy: 'real time',
           async open() {
-            const { redis, prefix, cleanup } = await makeRedis();
-            return { store: () => createRedisOnceKeys(redis, prefix), cleanup };
+            const { prefix, cleanup } = await makeRedis();
+            // A connection of its own per instance, as separate replicas have.
+            const connections: Redis[] = [];
+            return {
+              store: () => {
+                const connection = new Redis(redisUrlForTests()!, { enableAutoPipelining: true });
+                connections.push(connection);
+                return createRedisOnceKeys(connection, prefix);
+              },
+              async cleanup() {
+                for (const connection of connections) connection.disconnect();
+                await cleanup();
+              },
+            };
           },
         } satisfies Backend,
       ]
@@ -90,7 +103,11 @@ describe.each(backends)('remembered claims over $name', (backend) => {
     const winner = race.indexOf(true) % 2 ? first : second;
     const other = winner === first ? second : first;
     expect(await other.claim('race', 'k', 600)).toBe(false);
+    // Only the winner knows without asking; the other learns nothing from being refused.
+    expect(winner.claimedHere?.('race', 'k')).toBe(true);
+    expect(other.claimedHere?.('race', 'k')).toBe(false);
     await winner.release('race', 'k');
+    expect(winner.claimedHere?.('race', 'k')).toBe(false);
     const again = await Promise.all(
       Array.from({ length: 40 }, (_, n) => (n % 2 ? first : second).claim('race', 'k', 600)),
     );

@@ -19,7 +19,7 @@ async function eventsOf(app: Awaited<ReturnType<typeof buildTestApp>>['app'], is
 }
 
 describe.each(backends())('error-tracker webhook on %s', async (backend) => {
-  const { app } = await buildTestApp({
+  const { app, env: replicaEnv } = await buildTestApp({
     backend,
     env: {
       ERRTRACKER_CLIENT_SECRET: SECRET,
@@ -102,6 +102,44 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
     const stages = (await eventsOf(app, 'storm-1')).map((e) => e.stage);
     expect(stages.filter((s) => s === 'deduplicated')).toHaveLength(99);
   });
+
+  it('records received, then deduplicated, for each repeat of an issue this process claimed', async () => {
+    expect((await deliver(app, issueAlert('order-1'), { secret: SECRET })).json().status).toBe(
+      'accepted',
+    );
+    const repeats = await Promise.all(
+      Array.from({ length: 10 }, () => deliver(app, issueAlert('order-1'), { secret: SECRET })),
+    );
+    expect(repeats.map((r) => r.json().status)).toEqual(Array(10).fill('deduplicated'));
+    // The analysis adds its approval_linked stage whenever it finishes: not part of the order.
+    const oldestFirst = (await eventsOf(app, 'order-1'))
+      .map((e) => e.stage)
+      .filter((stage) => stage !== 'approval_linked')
+      .reverse();
+    expect(oldestFirst).toEqual([
+      'received',
+      ...Array.from({ length: 10 }, () => ['received', 'deduplicated']).flat(),
+    ]);
+  });
+
+  it.runIf(backend === 'distributed')(
+    'deduplicates across replicas: the other replica asks the store, the claimer knows',
+    async () => {
+      const other = await buildTestApp({
+        reuse: { app, env: replicaEnv, backend, close: async () => {} },
+      });
+      const first = await deliver(other.app, issueAlert('replicas-1'), { secret: SECRET });
+      expect(first.json().status).toBe('accepted');
+      for (const replica of [app, other.app, app, other.app]) {
+        const again = await deliver(replica, issueAlert('replicas-1'), { secret: SECRET });
+        expect(again.json().status).toBe('deduplicated');
+      }
+      const stages = (await eventsOf(app, 'replicas-1')).map((e) => e.stage);
+      expect(stages.filter((s) => s === 'received')).toHaveLength(5);
+      expect(stages.filter((s) => s === 'deduplicated')).toHaveLength(4);
+      await other.close();
+    },
+  );
 
   describe('canaries (step 2)', () => {
     const canaries: Array<[string, unknown]> = [

@@ -48,6 +48,9 @@ export function rememberingOnceKeys(store: OnceKeys, clock: Clock): OnceKeys {
       if (won) remember(id, claim);
       return won;
     },
+    claimedHere(scope, key) {
+      return stillHeld(`${scope}\u0000${key}`);
+    },
     async release(scope, key) {
       held.delete(`${scope}\u0000${key}`);
       await store.release(scope, key);

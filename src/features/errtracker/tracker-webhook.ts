@@ -83,44 +83,28 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
   const stored = eventPayload(
     delivery.rawBody.length > 0 ? delivery.rawBody.toString('utf8') : '{}',
   );
-  const received = recordExternalEvent(
-    store.db,
-    externalEventFields(context, 'received', payload),
-    now,
-    { payload: stored },
-  );
-  if (!context.issue_id) {
-    await received;
-    return { status: 'ignored', reason: 'issue id is missing' };
+  const recordStage = (stage: 'received' | 'deduplicated') =>
+    recordExternalEvent(store.db, externalEventFields(context, stage, payload), now, {
+      payload: stored,
+    });
+  const deduplicated = {
+    status: 'deduplicated',
+    issue_id: context.issue_id,
+    ttl: DEDUP_TTL_SECONDS,
+  } as const;
+  // A repeat of an issue this process claimed is known without asking the store: both of its
+  // stages, received then deduplicated, are queued in this turn and so share one write.
+  if (context.issue_id && once.claimedHere?.('errtracker-issue', context.issue_id)) {
+    const writes = await Promise.allSettled([recordStage('received'), recordStage('deduplicated')]);
+    for (const write of writes) if (write.status === 'rejected') throw write.reason;
+    return deduplicated;
   }
-  // The claim is asked while the received stage is being written. A repeat of an issue this
-  // process claimed is answered without a round trip, so its deduplicated stage joins the
-  // same write; a claim won here is given back if the received stage was not written.
-  received.catch(() => undefined);
-  let first: boolean;
-  try {
-    first = await once.claim('errtracker-issue', context.issue_id, DEDUP_TTL_SECONDS);
-  } catch (error) {
-    await received;
-    throw error;
-  }
+  await recordStage('received');
+  if (!context.issue_id) return { status: 'ignored', reason: 'issue id is missing' };
+  const first = await once.claim('errtracker-issue', context.issue_id, DEDUP_TTL_SECONDS);
   if (!first) {
-    const deduplicated = recordExternalEvent(
-      store.db,
-      externalEventFields(context, 'deduplicated', payload),
-      now,
-      { payload: stored },
-    );
-    for (const write of await Promise.allSettled([received, deduplicated])) {
-      if (write.status === 'rejected') throw write.reason;
-    }
-    return { status: 'deduplicated', issue_id: context.issue_id, ttl: DEDUP_TTL_SECONDS };
-  }
-  try {
-    await received;
-  } catch (error) {
-    await giveBack(services, context.issue_id);
-    throw error;
+    await recordStage('deduplicated');
+    return deduplicated;
   }
 
   if (context.level !== 'error' && context.level !== 'fatal') {
