@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Store, Tables } from '../../ports/store.js';
-import { errorCode, lockedTransaction, runMigrations } from '../sql/sql-support.js';
+import { errorCode, lockedTransaction, pruneLockRows, runMigrations } from '../sql/sql-support.js';
 import { createPgWakeups } from './pg-wakeups.js';
 
 // int8 columns hold epoch milliseconds, far inside Number's exact range.
@@ -19,6 +19,10 @@ export interface PostgresStoreOptions {
    */
   onIdleConnectionError?: (error: Error) => void;
 }
+
+/** Lock rows untouched this long are deleted, looked for this often. */
+const LOCK_ROWS_KEPT_MS = 60 * 60_000;
+const PRUNE_LOCK_ROWS_EVERY_MS = 60 * 60_000;
 
 /** Socket errors while connecting or connected. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
@@ -71,6 +75,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     options.onIdleConnectionError?.(error),
   );
 
+  // Housekeeping only: a failed pass leaves rows for the next one.
+  const pruning = setInterval(() => {
+    pruneLockRows(db, Date.now() - LOCK_ROWS_KEPT_MS).catch(() => undefined);
+  }, PRUNE_LOCK_ROWS_EVERY_MS);
+  pruning.unref();
+
   return {
     dialect: 'postgres',
     db,
@@ -85,6 +95,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     isUnavailable: isConnectionFailure,
     wakeups,
     async close() {
+      clearInterval(pruning);
       await wakeups.close();
       await db.destroy();
     },

@@ -51,6 +51,35 @@ export async function lockRows(tx: Db, names: readonly string[], now: number): P
     .execute();
 }
 
+/** Deleted per pass, so a pass never holds many row locks at once. */
+const PRUNED_PER_PASS = 10_000;
+
+/**
+ * Deletes lock rows nobody has taken since `before`: one is made per name (a fingerprint,
+ * a stream), so without this the table grows with every fingerprint ever seen. Safe at any
+ * age: the delete waits for a transaction holding the row to end, and an upsert racing the
+ * delete waits for it and then inserts the row anew, so one transaction at a time still
+ * holds a name.
+ */
+export async function pruneLockRows(db: Db, before: number): Promise<number> {
+  let pruned = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom('mutexes')
+      .where('name', 'in', (eb) =>
+        eb
+          .selectFrom('mutexes')
+          .select('name')
+          .where('touched_at', '<', before)
+          .limit(PRUNED_PER_PASS),
+      )
+      .executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    pruned += deleted;
+    if (deleted < PRUNED_PER_PASS) return pruned;
+  }
+}
+
 /** One transaction holding the named locks: how both SQL adapters implement withLock. */
 export function lockedTransaction<T>(
   db: Db,
