@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqlJobs, type SqlJobsOptions } from '../../src/adapters/sql/sql-jobs.js';
@@ -188,4 +189,34 @@ describe.each(storeKinds())('SQL jobs on %s', (kind) => {
     clock.advance(60_000);
     expect(await settledRow(store, id)).toMatchObject({ status: 'completed', attempts_made: 2 });
   });
+
+  it.runIf(kind === 'sqlite')(
+    'retries a job the database itself failed (storage full) within seconds, without spending a try',
+    async () => {
+      await sql`create table scratch (body blob)`.execute(store.db);
+      const pages = await sql<{ page_count: number }>`pragma page_count`.execute(store.db);
+      // Full for anything that grows the file: a real SQLITE_FULL.
+      await sql.raw(`pragma max_page_count = ${pages.rows[0]!.page_count + 8}`).execute(store.db);
+      const queue = open({ backoffMs: 60_000 });
+      let runs = 0;
+      queue.process(
+        'needs-room',
+        async () => {
+          runs += 1;
+          if (runs === 3) await sql.raw('pragma max_page_count = 1000000').execute(store.db);
+          await sql`insert into scratch (body) values (${Buffer.alloc(256 * 1024)})`.execute(
+            store.db,
+          );
+        },
+        1,
+      );
+      await queue.start();
+      const id = await queue.enqueue('needs-room', {}, { attempts: 2 });
+      // Two outage retries, each after about 2 s, not the 60 s backoff; and the job's two
+      // tries are untouched: the run that succeeded was its first that counted.
+      expect(await settledRow(store, id)).toMatchObject({ status: 'completed', attempts_made: 1 });
+      expect(runs).toBe(3);
+    },
+    20_000,
+  );
 });

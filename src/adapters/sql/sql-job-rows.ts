@@ -238,7 +238,8 @@ export async function renewLease(
 
 export type Outcome =
   | { status: typeof COMPLETED }
-  | { status: typeof QUEUED; runAfter: number; error: string }
+  /** `refund`: the run does not count as a try (the database, not the job, failed). */
+  | { status: typeof QUEUED; runAfter: number; error: string; refund?: boolean }
   | { status: typeof FAILED; error: string };
 
 /** Records how a run ended; false when the lease was lost and the outcome was dropped. */
@@ -251,13 +252,16 @@ export async function finishRun(
 ): Promise<boolean> {
   const result = await db
     .updateTable('jobs')
-    .set({
+    .set((eb) => ({
       status: outcome.status,
       locked_until: null,
       updated_at: now,
       ...(outcome.status === QUEUED ? { run_after: outcome.runAfter } : {}),
+      ...(outcome.status === QUEUED && outcome.refund
+        ? { attempts_made: eb('attempts_made', '-', 1) }
+        : {}),
       ...(outcome.status === COMPLETED ? {} : { last_error: outcome.error }),
-    })
+    }))
     .where('id', '=', id)
     .where('status', '=', RUNNING)
     .where('locked_until', '=', leaseUntil)

@@ -5,6 +5,7 @@ import type { Store } from '../../ports/store.js';
 import { settledWithin } from '../../support/deadline.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { timeOrderedId } from '../../support/time-ordered-id.js';
+import { failureOutcomes } from './sql-job-failures.js';
 import { holdLease, type JobLease } from './sql-job-lease.js';
 import {
   abandonInterrupted,
@@ -44,7 +45,6 @@ export interface SqlJobsOptions {
 
 const DAY = 24 * 60 * 60 * 1000;
 
-const MAX_BACKOFF_MS = 15 * 60 * 1000;
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 /** The wake-up topic of the job queue; its payload is the job's name. */
 const WAKE_TOPIC = 'jobs';
@@ -71,7 +71,6 @@ export function createSqlJobs(
 ): JobQueue {
   const wakeups = store.wakeups;
   const pollMs = options.pollMs ?? (wakeups ? 5_000 : 1_000);
-  const backoffMs = options.backoffMs ?? 1000;
   // Renewed every third while the job runs; a dead process's job is run again 20 s later.
   const leaseMs = options.leaseMs ?? 20_000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
@@ -209,18 +208,13 @@ export function createSqlJobs(
     }
   }
 
-  function failureOutcome(job: JobRow, error: unknown): Outcome {
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000);
-    const context = { job: job.id, name: job.name, attempt: job.attempts_made, err: error };
-    if (job.attempts_made >= job.max_attempts) {
-      log.error(context, 'jobs: job failed; no attempts left');
-      return { status: FAILED, error: message };
-    }
-    const delay = Math.min(backoffMs * 2 ** (job.attempts_made - 1), MAX_BACKOFF_MS);
-    log.warn(context, 'jobs: job failed; will retry');
-    wakeAfter(job.name, delay);
-    return { status: QUEUED, runAfter: clock.now() + delay, error: message };
-  }
+  const failureOutcome = failureOutcomes({
+    store,
+    clock,
+    log,
+    backoffMs: options.backoffMs ?? 1000,
+    wakeAfter,
+  });
 
   /** A retry this process scheduled is claimed when due, not at the next poll. */
   function wakeAfter(name: string, delayMs: number): void {
