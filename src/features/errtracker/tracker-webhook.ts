@@ -116,17 +116,13 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
     await store.db.transaction().execute((tx) => addIssueAnalysis(tx, job, now));
   } catch (error) {
     // Not scheduled: give the dedup window back, so the tracker's redelivery is analysed.
-    await giveBack(services, context.issue_id);
+    await once
+      .release('errtracker-issue', context.issue_id)
+      .catch((releaseError: unknown) =>
+        services.log.error({ err: releaseError }, 'errtracker: dedup key not released'),
+      );
     throw error;
   }
   await relayIssueAnalysis(services, job);
   return { status: 'accepted', issue_id: context.issue_id, message: 'Analysis scheduled' };
-}
-
-async function giveBack(services: Services, issueId: string) {
-  await services.once
-    .release('errtracker-issue', issueId)
-    .catch((releaseError: unknown) =>
-      services.log.error({ err: releaseError }, 'errtracker: dedup key not released'),
-    );
 }
