@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildErrorContext } from '../../src/features/errtracker/error-context.js';
+import { buildErrorContext, describeIssue } from '../../src/features/errtracker/error-context.js';
 import type { ErrorContext } from '../../src/ports/analyzer.js';
 import { type FixtureName, trackerFixture } from './fixtures.js';
 
@@ -179,6 +179,9 @@ describe('buildErrorContext on the recorded payloads', () => {
     expect(ctx.stacktrace).toHaveLength(frames);
     expect(ctx.stacktrace.at(-1)).toEqual(lastFrame);
     if (tag !== null) expect(ctx.tags[tag[0]]).toBe(tag[1]);
+    // A repeat's stages read only the summary: the same fields, without tags and stack.
+    const { tags: _tags, stacktrace: _stack, ...summary } = ctx;
+    expect(describeIssue(trackerFixture(name))).toEqual(summary);
     for (const frame of ctx.stacktrace) {
       expect(Object.keys(frame).sort()).toEqual(['context_line', 'filename', 'function', 'lineno']);
     }

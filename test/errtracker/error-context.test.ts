@@ -4,6 +4,7 @@ import {
   buildErrorContext,
   issueIdOf,
   levelOf,
+  tagOf,
   tagsOf,
   targetResourceOf,
 } from '../../src/features/errtracker/error-context.js';
@@ -37,6 +38,19 @@ describe('tags', () => {
     const found = tagsOf(eventAlert({ tags }));
     expect(found).toEqual(expected);
     expect(Object.getPrototypeOf(found)).toBe(Object.prototype);
+    // One tag read alone (the canary and level checks) agrees with the whole map.
+    for (const key of [...Object.keys(expected), 'absent', 'toString']) {
+      expect(tagOf(eventAlert({ tags }), key)).toBe(
+        Object.hasOwn(found, key) ? found[key] : undefined,
+      );
+    }
+  });
+
+  it('a key sent twice reads as its last value, alone as in the map', () => {
+    const payload = eventAlert({ tags: [['level', 'warning'], { key: 'level', value: 'fatal' }] });
+    expect(tagsOf(payload).level).toBe('fatal');
+    expect(tagOf(payload, 'level')).toBe('fatal');
+    expect(levelOf(payload)).toBe('fatal');
   });
 });
 

@@ -1,9 +1,10 @@
 import type { ErrorContext } from '../../ports/analyzer.js';
 import {
   actionOf,
+  type IssueSummary,
   issueIdOf,
   shortIdOf,
-  tagsOf,
+  tagOf,
   targetResourceOf,
   titleOf,
 } from './error-context.js';
@@ -61,7 +62,7 @@ export function isCanary(payload: unknown): boolean {
     issueIdOf(payload).startsWith(CANARY_ISSUE_ID_PREFIX) ||
     (shortIdOf(payload)?.toLowerCase().startsWith(CANARY_SHORT_ID_PREFIX) ?? false) ||
     titleOf(payload) === CANARY_TITLE ||
-    tagsOf(payload)[CANARY_TAG]?.toLowerCase() === 'true'
+    tagOf(payload, CANARY_TAG)?.toLowerCase() === 'true'
   );
 }
 
@@ -106,7 +107,7 @@ export function canaryNamespace(ctx: ErrorContext): string {
  * `extra` adds labels or annotations a stage knows about, such as the linked approval id.
  */
 export function externalEventFields(
-  ctx: ErrorContext,
+  ctx: IssueSummary,
   stage: Exclude<ExternalAlertStage, 'upstream_canary'>,
   payload: unknown,
   extra: { labels?: Record<string, string>; annotations?: Record<string, string> } = {},
@@ -126,7 +127,7 @@ export function externalEventFields(
   };
 }
 
-function commonFields(ctx: ErrorContext, stage: ExternalAlertStage, payload: unknown) {
+function commonFields(ctx: IssueSummary, stage: ExternalAlertStage, payload: unknown) {
   return {
     project: 'platform' as const,
     provider: 'errtracker' as const,
@@ -140,7 +141,7 @@ function commonFields(ctx: ErrorContext, stage: ExternalAlertStage, payload: unk
   };
 }
 
-function annotationsOf(ctx: ErrorContext): Record<string, string> {
+function annotationsOf(ctx: IssueSummary): Record<string, string> {
   const annotations: Record<string, string> = { message: ctx.message, culprit: ctx.culprit };
   if (ctx.first_seen !== null) annotations.first_seen = ctx.first_seen;
   if (ctx.source_url !== null) annotations.source_url = ctx.source_url;

@@ -45,7 +45,7 @@ export function shortIdOf(payload: unknown): string | null {
 /** Lower-case; {@link DEFAULT_TRACKER_LEVEL} when absent. */
 export function levelOf(payload: unknown): string {
   const { issue, event } = sectionsOf(payload);
-  const level = text(issue?.level) ?? text(event?.level) ?? tagsOf(payload).level;
+  const level = text(issue?.level) ?? text(event?.level) ?? tagOf(payload, 'level');
   return level?.trim().toLowerCase() || DEFAULT_TRACKER_LEVEL;
 }
 
@@ -57,12 +57,29 @@ export function titleOf(payload: unknown): string | null {
 
 /** spec: "A tag is a `[key, value]` pair or an object with `key` and `value`." */
 export function tagsOf(payload: unknown): Record<string, string> {
-  const tags = sectionsOf(payload).event?.tags;
   const entries: [string, string][] = [];
+  eachTag(payload, (key, value) => {
+    entries.push([key, value]);
+  });
+  // fromEntries defines own properties, so a `__proto__` tag stays a tag.
+  return Object.fromEntries(entries);
+}
+
+/** One tag's value as {@link tagsOf} would give it (the last pair with that key), or undefined. */
+export function tagOf(payload: unknown, wanted: string): string | undefined {
+  let found: string | undefined;
+  eachTag(payload, (key, value) => {
+    if (key === wanted) found = value;
+  });
+  return found;
+}
+
+function eachTag(payload: unknown, visit: (key: string, value: string) => void): void {
+  const tags = sectionsOf(payload).event?.tags;
   const add = (key: unknown, value: unknown) => {
     const k = text(key);
     const v = scalarText(value);
-    if (k !== null && v !== null) entries.push([k, v]);
+    if (k !== null && v !== null) visit(k, v);
   };
   if (Array.isArray(tags)) {
     for (const tag of tags) {
@@ -73,11 +90,15 @@ export function tagsOf(payload: unknown): Record<string, string> {
     // Raw SDK events carry tags as a plain map; cheap to accept.
     for (const [key, value] of Object.entries(fieldsOf(tags) ?? {})) add(key, value);
   }
-  // fromEntries defines own properties, so a `__proto__` tag stays a tag.
-  return Object.fromEntries(entries);
 }
 
-export function buildErrorContext(payload: unknown): ErrorContext {
+/**
+ * What every recorded stage of an issue says about it: the error context without its tags
+ * and stack, which only the analysis needs (a repeat inside the dedup window never reads them).
+ */
+export type IssueSummary = Omit<ErrorContext, 'tags' | 'stacktrace'>;
+
+export function describeIssue(payload: unknown): IssueSummary {
   const { issue, event } = sectionsOf(payload);
   const exception = exceptionOf(issue, event);
   const summary = exception === null ? null : exceptionSummary(exception);
@@ -93,8 +114,19 @@ export function buildErrorContext(payload: unknown): ErrorContext {
     project: projectOf(issue, event),
     message: messageOf(event) ?? summary ?? title,
     platform: text(issue?.platform) ?? text(event?.platform) ?? '',
+    exception,
+  };
+}
+
+export function buildErrorContext(
+  payload: unknown,
+  summary = describeIssue(payload),
+): ErrorContext {
+  const { exception, ...described } = summary;
+  return {
+    ...described,
     tags: tagsOf(payload),
-    stacktrace: framesOf(event)
+    stacktrace: framesOf(sectionsOf(payload).event)
       .slice(-STACK_FRAMES_KEPT)
       .map((frame) => reduceFrame(frame)),
     exception,
@@ -102,7 +134,7 @@ export function buildErrorContext(payload: unknown): ErrorContext {
 }
 
 /** What an event or approval is about: the culprit, else the project (spec, Events). */
-export function targetResourceOf(ctx: ErrorContext): string {
+export function targetResourceOf(ctx: IssueSummary): string {
   return ctx.culprit || ctx.project;
 }
 

@@ -76,32 +76,49 @@ export async function recordExternalEvent(
   now: number,
   extras: RecordedEventExtras = {},
 ): Promise<string> {
-  const id = timeOrderedId();
+  return stageRecorder(db, fields, extras)(fields.stage, now);
+}
+
+/**
+ * Records stages of one delivery that differ only in their stage: the fields are serialized
+ * once for all of them (a repeat inside the dedup window writes two).
+ */
+export function stageRecorder(
+  db: Db,
+  fields: ExternalAlertEventFields,
+  extras: RecordedEventExtras = {},
+): (stage: ExternalAlertEventFields['stage'], now: number) => Promise<string> {
   const payload = extras.payload ?? eventPayload(JSON.stringify(fields.payload ?? null));
-  await writerFor(db)({
-    payloadJson: payload.json,
-    row: {
-      id,
-      project: fields.project,
-      provider: fields.provider,
-      stage: fields.stage,
-      issue_id: fields.issue_id,
-      title: fields.title,
-      severity: fields.severity,
-      namespace: fields.namespace,
-      target_resource: fields.target_resource,
-      fingerprint: fields.fingerprint,
-      source_url: fields.source_url,
-      labels: JSON.stringify(fields.labels),
-      annotations: JSON.stringify(fields.annotations),
-      payload_digest: payload.digest,
-      operator_id: extras.auth?.operatorId ?? null,
-      auth_method: extras.auth?.method ?? null,
-      approval_id: extras.approvalId ?? null,
-      created_at: now,
-    },
-  });
-  return id;
+  const labels = JSON.stringify(fields.labels);
+  const annotations = JSON.stringify(fields.annotations);
+  const write = writerFor(db);
+  return async (stage, now) => {
+    const id = timeOrderedId();
+    await write({
+      payloadJson: payload.json,
+      row: {
+        id,
+        project: fields.project,
+        provider: fields.provider,
+        stage,
+        issue_id: fields.issue_id,
+        title: fields.title,
+        severity: fields.severity,
+        namespace: fields.namespace,
+        target_resource: fields.target_resource,
+        fingerprint: fields.fingerprint,
+        source_url: fields.source_url,
+        labels,
+        annotations,
+        payload_digest: payload.digest,
+        operator_id: extras.auth?.operatorId ?? null,
+        auth_method: extras.auth?.method ?? null,
+        approval_id: extras.approvalId ?? null,
+        created_at: now,
+      },
+    });
+    return id;
+  };
 }
 
 type EventRecord = Selectable<Tables['external_alert_events']>;

@@ -1,8 +1,8 @@
 import { errors } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { canaryEventFields, externalEventFields, isCanary } from './canary.js';
-import { actionOf, buildErrorContext } from './error-context.js';
-import { eventPayload, recordExternalEvent } from './external-event-records.js';
+import { actionOf, buildErrorContext, describeIssue } from './error-context.js';
+import { eventPayload, recordExternalEvent, stageRecorder } from './external-event-records.js';
 import { addIssueAnalysis, relayIssueAnalysis } from './issue-analysis-job.js';
 import { authenticateCanary, verifyTrackerSignature } from './tracker-auth.js';
 
@@ -31,7 +31,7 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
   const { config, store, clock, once, stream } = services;
   const { payload } = delivery;
   const now = clock.now();
-  const context = buildErrorContext(payload);
+  const issue = describeIssue(payload);
 
   if (isCanary(payload)) {
     const auth = authenticateCanary(
@@ -42,6 +42,7 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
     );
     if (!auth) throw errors.canaryUnauthenticated();
     try {
+      const context = buildErrorContext(payload, issue);
       const fields = canaryEventFields(payload, context, auth);
       const eventId = await recordExternalEvent(store.db, fields, now, { auth });
       const conversationEventId = await stream.append(
@@ -50,7 +51,7 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
           provider: 'errtracker',
           kind: 'upstream_canary',
           event_id: eventId,
-          issue_id: context.issue_id,
+          issue_id: issue.issue_id,
         },
         10_000,
       );
@@ -83,46 +84,48 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
   const stored = eventPayload(
     delivery.rawBody.length > 0 ? delivery.rawBody.toString('utf8') : '{}',
   );
-  const recordStage = (stage: 'received' | 'deduplicated') =>
-    recordExternalEvent(store.db, externalEventFields(context, stage, payload), now, {
-      payload: stored,
-    });
+  const recordStage = stageRecorder(store.db, externalEventFields(issue, 'received', payload), {
+    payload: stored,
+  });
   const deduplicated = {
     status: 'deduplicated',
-    issue_id: context.issue_id,
+    issue_id: issue.issue_id,
     ttl: DEDUP_TTL_SECONDS,
   } as const;
   // A repeat of an issue this process claimed is known without asking the store: both of its
   // stages, received then deduplicated, are queued in this turn and so share one write.
-  if (context.issue_id && once.claimedHere?.('errtracker-issue', context.issue_id)) {
-    const writes = await Promise.allSettled([recordStage('received'), recordStage('deduplicated')]);
+  if (issue.issue_id && once.claimedHere?.('errtracker-issue', issue.issue_id)) {
+    const writes = await Promise.allSettled([
+      recordStage('received', now),
+      recordStage('deduplicated', now),
+    ]);
     for (const write of writes) if (write.status === 'rejected') throw write.reason;
     return deduplicated;
   }
-  await recordStage('received');
-  if (!context.issue_id) return { status: 'ignored', reason: 'issue id is missing' };
-  const first = await once.claim('errtracker-issue', context.issue_id, DEDUP_TTL_SECONDS);
+  await recordStage('received', now);
+  if (!issue.issue_id) return { status: 'ignored', reason: 'issue id is missing' };
+  const first = await once.claim('errtracker-issue', issue.issue_id, DEDUP_TTL_SECONDS);
   if (!first) {
-    await recordStage('deduplicated');
+    await recordStage('deduplicated', now);
     return deduplicated;
   }
 
-  if (context.level !== 'error' && context.level !== 'fatal') {
-    return { status: 'ignored', reason: `level ${context.level} does not require analysis` };
+  if (issue.level !== 'error' && issue.level !== 'fatal') {
+    return { status: 'ignored', reason: `level ${issue.level} does not require analysis` };
   }
 
-  const job = { context, received_at: now };
+  const job = { context: buildErrorContext(payload, issue), received_at: now };
   try {
     await store.db.transaction().execute((tx) => addIssueAnalysis(tx, job, now));
   } catch (error) {
     // Not scheduled: give the dedup window back, so the tracker's redelivery is analysed.
     await once
-      .release('errtracker-issue', context.issue_id)
+      .release('errtracker-issue', issue.issue_id)
       .catch((releaseError: unknown) =>
         services.log.error({ err: releaseError }, 'errtracker: dedup key not released'),
       );
     throw error;
   }
   await relayIssueAnalysis(services, job);
-  return { status: 'accepted', issue_id: context.issue_id, message: 'Analysis scheduled' };
+  return { status: 'accepted', issue_id: issue.issue_id, message: 'Analysis scheduled' };
 }
