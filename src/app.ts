@@ -2,7 +2,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import helmet from 'helmet';
 import { createServices, type ServiceOverrides } from './adapters/create-services.js';
 import { type Background, startBackground } from './background.js';
 import { weakSecrets, weakSecretWarning } from './config/secret-strength.js';
@@ -40,6 +39,7 @@ import { prepareGracefulClose } from './http/graceful-close.js';
 import { refuseUnknownHosts } from './http/host-check.js';
 import { acceptStrictJson } from './http/json-body.js';
 import { refuseNulInUrl } from './http/nul-in-url.js';
+import { addSecurityHeaders } from './http/security-headers.js';
 import {
   capConnectionsPerClient,
   connectionDeadlines,
@@ -49,31 +49,6 @@ import { validatorCompiler } from './http/validator.js';
 import { loggerOptions } from './observability/logger-options.js';
 import { observabilityRoutes } from './observability/observability-routes.js';
 import { readinessRoutes } from './observability/readiness.js';
-
-/**
- * CONTRACT, Bad input: `nosniff` and `no-referrer` everywhere, and a policy that allows
- * only the service's own origin. The API docs (`/docs`) load their scripts and styles from
- * files, so they work under it.
- */
-const SECURITY_HEADERS = {
-  referrerPolicy: { policy: 'no-referrer' as const },
-  contentSecurityPolicy: {
-    useDefaults: false,
-    directives: {
-      defaultSrc: ["'self'"],
-      baseUri: ["'self'"],
-      connectSrc: ["'self'"],
-      fontSrc: ["'self'", 'data:'],
-      formAction: ["'self'"],
-      frameAncestors: ["'none'"],
-      imgSrc: ["'self'", 'data:'],
-      objectSrc: ["'none'"],
-      scriptSrc: ["'self'"],
-      scriptSrcAttr: ["'none'"],
-      styleSrc: ["'self'"],
-    },
-  },
-};
 
 export interface AppOptions {
   /** Pretty log lines for a person at a terminal (server.ts: stdout is a TTY); JSON otherwise. */
@@ -120,14 +95,7 @@ export async function buildApp(
     await runtime.close();
   });
 
-  // One helmet middleware for the process: @fastify/helmet builds a new one (parsing every
-  // directive) per request, which cost 2-5% of each webhook's CPU.
-  const secure = helmet(SECURITY_HEADERS);
-  app.addHook('onRequest', (request, reply, done) =>
-    secure(request.raw, reply.raw, (error?: unknown) =>
-      done(error instanceof Error ? error : undefined),
-    ),
-  );
+  addSecurityHeaders(app);
   refuseUnknownHosts(app, config);
   refuseNulInUrl(app);
   // In prod a weak credential stops the start (config.ts); elsewhere it is said once.

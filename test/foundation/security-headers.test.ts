@@ -1,5 +1,29 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
+import { SECURITY_HEADERS } from '../../src/http/security-headers.js';
 import { buildTestApp, postSigned } from '../helpers/build-app.js';
+
+/** The headers helmet itself puts on a real response of a plain node:http server. */
+async function helmetsOwnHeaders(): Promise<Record<string, string>> {
+  const secure = helmet(SECURITY_HEADERS);
+  const server = http.createServer((req, res) => secure(req, res, () => res.end()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of response.headers) {
+      if (!['date', 'connection', 'keep-alive', 'content-length'].includes(name)) {
+        headers[name] = value;
+      }
+    }
+    return headers;
+  } finally {
+    server.close();
+  }
+}
 
 describe('security headers (CONTRACT, Bad input)', async () => {
   const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
@@ -15,6 +39,19 @@ describe('security headers (CONTRACT, Bad input)', async () => {
     const response = await send();
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['referrer-policy']).toBe('no-referrer');
+  });
+
+  it("every answer carries exactly helmet's headers, recorded once at start-up", async () => {
+    const expected = await helmetsOwnHeaders();
+    expect(Object.keys(expected).length).toBeGreaterThan(8);
+    for (const response of [
+      await app.inject('/api/v1/webhooks/errtracker/health'),
+      await app.inject('/api/v1/nowhere'),
+    ]) {
+      for (const [name, value] of Object.entries(expected)) {
+        expect(response.headers[name], name).toBe(value);
+      }
+    }
   });
 
   it('an HTML page carries a policy that allows only the own origin', async () => {
