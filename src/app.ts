@@ -46,6 +46,7 @@ import {
   continueOnlyWhenBodyIsRead,
 } from './http/server-limits.js';
 import { validatorCompiler } from './http/validator.js';
+import { lazyRequestLogger } from './observability/lazy-request-logger.js';
 import { loggerOptions } from './observability/logger-options.js';
 import { observabilityRoutes } from './observability/observability-routes.js';
 import { readinessRoutes } from './observability/readiness.js';
@@ -95,6 +96,7 @@ export async function buildApp(
     await runtime.close();
   });
 
+  app.setChildLoggerFactory(lazyRequestLogger);
   addSecurityHeaders(app);
   refuseUnknownHosts(app, config);
   refuseNulInUrl(app);
