@@ -82,6 +82,8 @@ export async function buildApp(
   const runtime = await createServices(config, app.log, overrides);
   const { services } = runtime;
   app.decorate('services', services);
+  // Before the not-found handler, whose context keeps the factory set when it is registered.
+  app.setChildLoggerFactory(lazyRequestLogger);
   registerErrorHandler(app, {
     bodyLimitBytes: config.bodyLimitBytes,
     isStorageFull: (error) => services.store.isStorageFull(error),
@@ -96,7 +98,6 @@ export async function buildApp(
     await runtime.close();
   });
 
-  app.setChildLoggerFactory(lazyRequestLogger);
   addSecurityHeaders(app);
   refuseUnknownHosts(app, config);
   refuseNulInUrl(app);

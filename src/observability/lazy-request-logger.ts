@@ -11,20 +11,23 @@ type LogArguments = Parameters<FastifyBaseLogger['info']>;
  */
 class LazyRequestLogger {
   #made: FastifyBaseLogger | undefined;
+  readonly #parent: FastifyBaseLogger;
+  readonly #bindings: Bindings;
+  readonly #options: ChildLoggerOptions;
 
-  constructor(
-    private readonly parent: FastifyBaseLogger,
-    private readonly bindings: Bindings,
-    private readonly options: ChildLoggerOptions,
-  ) {}
+  constructor(parent: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
+  }
 
   get #logger(): FastifyBaseLogger {
-    this.#made ??= this.parent.child(this.bindings, this.options);
+    this.#made ??= this.#parent.child(this.#bindings, this.#options);
     return this.#made;
   }
 
   get level(): string {
-    return this.#made?.level ?? this.options.level ?? this.parent.level;
+    return this.#made?.level ?? this.#options.level ?? this.#parent.level;
   }
 
   set level(level: string) {
@@ -33,6 +36,17 @@ class LazyRequestLogger {
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.#logger.child(bindings, options);
+  }
+
+  /** pino's, for code that treats the request's logger as a full pino logger. */
+  isLevelEnabled(level: string): boolean {
+    return (this.#logger as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(
+      level,
+    );
+  }
+
+  bindings(): Bindings {
+    return (this.#logger as unknown as { bindings(): Bindings }).bindings();
   }
 
   fatal(...args: LogArguments) {

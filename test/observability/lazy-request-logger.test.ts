@@ -1,10 +1,14 @@
 import { Writable } from 'node:stream';
-import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
-import pino from 'pino';
+import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
+import type { Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { lazyRequestLogger } from '../../src/observability/lazy-request-logger.js';
+import { loggerOptions } from '../../src/observability/logger-options.js';
 
-/** A Fastify app logging JSON lines to memory, with request logging off as the service has it. */
+/**
+ * A Fastify app configured as the service's (its logger options, request logging off),
+ * writing JSON lines to memory and counting the child loggers pino makes.
+ */
 async function appLoggingTo(lines: Record<string, unknown>[]) {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -14,15 +18,15 @@ async function appLoggingTo(lines: Record<string, unknown>[]) {
       done();
     },
   });
-  const logger = pino({ level: 'info' }, sink);
   let childrenMade = 0;
-  const child = logger.child.bind(logger);
-  logger.child = ((...args: Parameters<typeof child>) => {
-    childrenMade++;
-    return child(...args);
-  }) as typeof logger.child;
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    logger: {
+      ...loggerOptions('info', false),
+      stream: sink,
+      onChild: () => {
+        childrenMade++;
+      },
+    } as FastifyServerOptions['logger'],
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.setChildLoggerFactory(lazyRequestLogger);
@@ -31,6 +35,11 @@ async function appLoggingTo(lines: Record<string, unknown>[]) {
     request.log.info({ part: 'one' }, 'first');
     request.log.warn('second');
     return { level: request.log.level };
+  });
+  app.get('/nested', async (request) => {
+    request.log.child({ step: 'outer' }).child({ step: 'inner' }).info('deep');
+    request.log.info({ req: { headers: { authorization: 'Bearer secret-token' } } }, 'redacted');
+    return { enabled: (request.log as unknown as Logger).isLevelEnabled('debug') };
   });
   app.get('/errors-only', { logLevel: 'error' }, async (request) => {
     request.log.info('not written');
@@ -72,6 +81,16 @@ describe('request loggers made only when a request logs', () => {
     ]);
     expect(lines[0]!.reqId).toBe(lines[1]!.reqId);
     expect(typeof lines[0]!.reqId).toBe('string');
+  });
+
+  it("children of a request's logger keep its id, and secrets stay redacted", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const { app } = await appLoggingTo(lines);
+    expect((await app.inject('/nested')).json()).toEqual({ enabled: false });
+    const [deep, redacted] = lines;
+    expect(deep).toMatchObject({ msg: 'deep', step: 'inner', reqId: expect.any(String) });
+    expect(redacted?.reqId).toBe(deep?.reqId);
+    expect(JSON.stringify(redacted)).not.toContain('secret-token');
   });
 
   it("a route's own log level still applies", async () => {
