@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Cluster } from './cluster.js';
 import { within } from './requests.js';
 
@@ -53,4 +54,33 @@ export async function chainVerdict(baseUrl: string): Promise<{ valid: boolean; d
     valid: response.ok && body.intact === true,
     detail: `${body.entries} entries${body.intact ? ', intact' : `, broken at ${body.first_broken_id}: ${body.reason}`}`,
   };
+}
+
+/**
+ * Holds the operation log's lock row (what every append takes, src/features/oplog) in a
+ * transaction of its own until the returned release is called, so follow-up work that
+ * reaches the log waits there: a kill then lands mid-repair whatever the machine's speed.
+ */
+export async function holdOperationLog(cluster: Cluster): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: cluster.postgres.url });
+  client.on('error', () => {});
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(
+    `INSERT INTO mutexes (name, touched_at) VALUES ('operation_log', $1)
+       ON CONFLICT (name) DO UPDATE SET touched_at = excluded.touched_at`,
+    [Date.now()],
+  );
+  return async () => {
+    await client.query('ROLLBACK').catch(() => {});
+    await client.end().catch(() => {});
+  };
+}
+
+/** Sessions of the replicas waiting for a row lock (the held operation log). */
+export async function waitingOnLocks(cluster: Cluster): Promise<number> {
+  const [row] = await cluster.sql<{ waiting: string }>(
+    "SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+  );
+  return Number(row?.waiting ?? 0);
 }

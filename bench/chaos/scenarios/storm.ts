@@ -1,5 +1,11 @@
 import { type Cluster, killHard, startCluster } from '../cluster.js';
-import { chainVerdict, followUpDrained, followUpState } from '../follow-up.js';
+import {
+  chainVerdict,
+  followUpDrained,
+  followUpState,
+  holdOperationLog,
+  waitingOnLocks,
+} from '../follow-up.js';
 import { type ChaosScale, Scenario, type ScenarioReport } from '../report.js';
 import {
   type Answer,
@@ -152,25 +158,33 @@ async function killMidStorm(scenario: Scenario, cluster: Cluster, count: number)
 
 async function killMidRepair(scenario: Scenario, cluster: Cluster, count: number) {
   const namespace = 'chaos-repair';
-  const answers = await inParallel(count, CONCURRENCY, (i) =>
-    postAlert(cluster.replicas[i % 3]!.url, distinctAlert(namespace, i)),
-  );
-  scenario.check(
-    `${count} more distinct alerts answered 200`,
-    answers.every((a) => a.status === 200),
-    describeStatuses(answers),
-  );
-  // Kill while the follow-up is under way: some incidents evaluated, others not yet.
-  let evaluatedAtKill = 0;
-  await within(
-    30_000,
-    async () => {
-      evaluatedAtKill = (await followUpState(cluster, namespace)).evaluated;
-      return evaluatedAtKill > 0;
-    },
-    20,
-  );
-  await Promise.all(cluster.replicas.map((replica) => killHard(replica)));
+  const half = Math.floor(count / 2);
+  const send = (from: number, to: number) =>
+    inParallel(to - from, CONCURRENCY, (k) =>
+      postAlert(cluster.replicas[(from + k) % 3]!.url, distinctAlert(namespace, from + k)),
+    );
+  // The first half is followed up before the kill; the second half's follow-up is claimed
+  // and waits for the operation log, held here, so the kill lands mid-repair however fast
+  // the follow-up runs (it runs alongside intake and may finish before the last answer).
+  const first = await send(0, half);
+  await within(30_000, async () => (await followUpState(cluster, namespace)).evaluated >= half, 20);
+  const release = await holdOperationLog(cluster);
+  try {
+    const answers = [...first, ...(await send(half, count))];
+    scenario.check(
+      `${count} more distinct alerts answered 200`,
+      answers.every((a) => a.status === 200),
+      describeStatuses(answers),
+    );
+    const waitedMs = await within(10_000, async () => (await waitingOnLocks(cluster)) > 0, 20);
+    scenario.figure(
+      'follow-up waiting on the held operation log after',
+      waitedMs < 0 ? 'not within 10 s' : `${waitedMs} ms`,
+    );
+    await Promise.all(cluster.replicas.map((replica) => killHard(replica)));
+  } finally {
+    await release();
+  }
   const atKill = await followUpState(cluster, namespace);
   scenario.figure(
     'all three replicas killed with SIGKILL mid-repair, evaluated so far',
@@ -178,7 +192,7 @@ async function killMidRepair(scenario: Scenario, cluster: Cluster, count: number
   );
   scenario.check(
     'the kill came while follow-up work was still waiting',
-    atKill.evaluated < atKill.incidents,
+    atKill.evaluated >= half && atKill.evaluated < atKill.incidents,
     `${atKill.evaluated} of ${atKill.incidents} evaluated at the kill`,
   );
   const restarted = performance.now();
