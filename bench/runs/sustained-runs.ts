@@ -94,7 +94,7 @@ function describe(step: Step): string {
 }
 
 /**
- * Closed-loop probe (also the warm-up), then a bisection between the best passing and the
+ * A closed-loop warm-up, a closed-loop probe, then a bisection between the best passing and the
  * lowest failing rate. The upper bound starts at the probe's answered req/s: a paced sender
  * cannot beat an unpaced one. The first guess also weighs how fast the consumer kept up.
  */
@@ -108,8 +108,12 @@ async function search(
   const stepSeconds = Math.min(settings.seconds, MAX_STEP_SECONDS);
   const probeSeconds = Math.max(1, Math.min(settings.warmupSeconds, MAX_PROBE_SECONDS));
   console.log(
-    `  probe ${probeSeconds} s, then up to ${MAX_STEPS} paced steps of ${stepSeconds} s…`,
+    `  warm-up and probe ${probeSeconds} s each, then up to ${MAX_STEPS} paced steps of ${stepSeconds} s…`,
   );
+  // The probe sets the ceiling of every step, so it must not pay the JIT's first seconds.
+  await cannon(baseUrl, plan, { connections, seconds: probeSeconds });
+  if ((await waitForEmpty(baseUrl, SETTLE_LIMIT_MS)) === undefined)
+    throw new Error(`the warm-up's backlog did not drain within ${SETTLE_LIMIT_MS / 1000} s`);
   const before = await backlog(baseUrl);
   const probe = await cannon(baseUrl, plan, { connections, seconds: probeSeconds });
   const settled = await waitForEmpty(baseUrl, SETTLE_LIMIT_MS);
