@@ -1,22 +1,20 @@
+import type { OnConflictBuilder } from 'kysely';
 import type { Clock } from '../../ports/clock.js';
-import type { Store, Tx } from '../../ports/store.js';
+import type { Db, Store, Tables, Tx } from '../../ports/store.js';
 import type { ReadGroupOptions, StreamEntry } from '../../ports/stream.js';
+import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 import { inChunks } from '../../support/in-chunks.js';
-import { compareId, groupCursor, toEntry } from './sql-stream-rows.js';
+import { compareId, type EntryId, groupCursor, toEntry } from './sql-stream-rows.js';
 
 /** Entries go stale only after claimIdleMs; looking for them more often than this is waste. */
 const reclaimLookEveryMs = 1000;
 
-/** A consumer group's reads of the SQL stream: what is new for it, and what went stale. */
-export function createGroupReads(store: Store, clock: Clock) {
-  /** Per stream and group: when this instance last looked for entries gone stale. */
-  const lastReclaimLook = new Map<string, number>();
-
-  /** Lock-free look first, so idle blocked readers do not take SQLite's write lock per poll. */
-  async function anythingToDeliver(stream: string, group: string, claimIdleMs: number) {
-    // One statement: an idle consumer asks it every few seconds, a busy one before each read.
-    const staleBefore = Math.floor(clock.now()) - claimIdleMs;
-    const row = await store.db
+const deliverable = builtOnce(
+  (
+    db: Db,
+    { stream, group, staleBefore }: { stream: string; group: string; staleBefore: number },
+  ) =>
+    db
       .selectFrom('stream_groups as g')
       .where('g.stream', '=', stream)
       .where('g.group_name', '=', group)
@@ -47,8 +45,52 @@ export function createGroupReads(store: Store, clock: Clock) {
             ),
           ])
           .as('any'),
-      )
-      .executeTakeFirst();
+      ),
+  ({ stream, group, staleBefore }) => [stream, stream, group, staleBefore, stream, group],
+);
+
+const insertPending = insertBuiltOnce(
+  'stream_pending',
+  ['stream', 'group_name', 'ms', 'seq', 'consumer', 'delivered_at', 'deliveries'],
+  (insert) =>
+    insert.onConflict((oc: OnConflictBuilder<Tables, 'stream_pending'>) =>
+      oc.columns(['stream', 'group_name', 'ms', 'seq']).doNothing(),
+    ),
+);
+
+const entriesAfter = builtOnce(
+  (db: Db, { stream, cursor, count }: { stream: string; cursor: EntryId; count: number }) =>
+    db
+      .selectFrom('stream_entries')
+      .select(['ms', 'seq', 'fields'])
+      .where('stream', '=', stream)
+      .where(compareId('stream_entries', '>', cursor))
+      .orderBy('ms')
+      .orderBy('seq')
+      .limit(count),
+  ({ stream, cursor, count }) => [stream, cursor.ms, cursor.ms, cursor.seq, count],
+);
+
+const moveCursor = builtOnce(
+  (db: Db, { stream, group, to }: { stream: string; group: string; to: EntryId }) =>
+    db
+      .updateTable('stream_groups')
+      .set({ last_ms: to.ms, last_seq: to.seq })
+      .where('stream', '=', stream)
+      .where('group_name', '=', group),
+  ({ stream, group, to }) => [to.ms, to.seq, stream, group],
+);
+
+/** A consumer group's reads of the SQL stream: what is new for it, and what went stale. */
+export function createGroupReads(store: Store, clock: Clock) {
+  /** Per stream and group: when this instance last looked for entries gone stale. */
+  const lastReclaimLook = new Map<string, number>();
+
+  /** Lock-free look first, so idle blocked readers do not take SQLite's write lock per poll. */
+  async function anythingToDeliver(stream: string, group: string, claimIdleMs: number) {
+    // One statement: an idle consumer asks it every few seconds, a busy one before each read.
+    const staleBefore = Math.floor(clock.now()) - claimIdleMs;
+    const [row] = (await deliverable(store.db, { stream, group, staleBefore })).rows;
     // No group: let the locked read report it.
     return row === undefined || Boolean(row.any);
   }
@@ -71,23 +113,10 @@ export function createGroupReads(store: Store, clock: Clock) {
         if (reclaimed.length > 0) return reclaimed;
       }
 
-      const fresh = await tx
-        .selectFrom('stream_entries')
-        .select(['ms', 'seq', 'fields'])
-        .where('stream', '=', stream)
-        .where(compareId('stream_entries', '>', cursor))
-        .orderBy('ms')
-        .orderBy('seq')
-        .limit(count)
-        .execute();
+      const fresh = (await entriesAfter(tx, { stream, cursor, count })).rows;
       const newestFresh = fresh[fresh.length - 1];
       if (!newestFresh) return [];
-      await tx
-        .updateTable('stream_groups')
-        .set({ last_ms: newestFresh.ms, last_seq: newestFresh.seq })
-        .where('stream', '=', stream)
-        .where('group_name', '=', group)
-        .execute();
+      await moveCursor(tx, { stream, group, to: newestFresh });
       const pending = fresh.map((row) => ({
         stream,
         group_name: group,
@@ -97,13 +126,7 @@ export function createGroupReads(store: Store, clock: Clock) {
         delivered_at: now,
         deliveries: 1,
       }));
-      for (const chunk of inChunks(pending)) {
-        await tx
-          .insertInto('stream_pending')
-          .values(chunk)
-          .onConflict((oc) => oc.columns(['stream', 'group_name', 'ms', 'seq']).doNothing())
-          .execute();
-      }
+      for (const chunk of inChunks(pending)) await insertPending(tx, chunk);
       return fresh.map(toEntry);
     });
   }

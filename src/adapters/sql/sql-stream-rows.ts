@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Db, Tx } from '../../ports/store.js';
 import type { StreamEntry } from '../../ports/stream.js';
+import { builtOnce } from '../../support/built-once.js';
 
 /** The rows of the SQL stream: entry ids, their order, and the queries every part shares. */
 export interface EntryId {
@@ -43,24 +44,34 @@ export function compareId(
   return sql<boolean>`(${ms} ${wide} ${id.ms} and (${ms} ${strict} ${id.ms} or ${seq} ${sql.raw(op)} ${id.seq}))`;
 }
 
-export function newest(db: Db | Tx, stream: string) {
-  return db
-    .selectFrom('stream_entries')
-    .select(['ms', 'seq'])
-    .where('stream', '=', stream)
-    .orderBy('ms', 'desc')
-    .orderBy('seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+const newestEntry = builtOnce(
+  (db: Db, stream: string) =>
+    db
+      .selectFrom('stream_entries')
+      .select(['ms', 'seq'])
+      .where('stream', '=', stream)
+      .orderBy('ms', 'desc')
+      .orderBy('seq', 'desc')
+      .limit(1),
+  (stream) => [stream, 1],
+);
+
+export async function newest(db: Db | Tx, stream: string): Promise<EntryId | undefined> {
+  return (await newestEntry(db, stream)).rows[0];
 }
 
+const cursorRow = builtOnce(
+  (db: Db, { stream, group }: { stream: string; group: string }) =>
+    db
+      .selectFrom('stream_groups')
+      .select(['last_ms', 'last_seq'])
+      .where('stream', '=', stream)
+      .where('group_name', '=', group),
+  ({ stream, group }) => [stream, group],
+);
+
 export async function groupCursor(db: Db | Tx, stream: string, group: string) {
-  const row = await db
-    .selectFrom('stream_groups')
-    .select(['last_ms', 'last_seq'])
-    .where('stream', '=', stream)
-    .where('group_name', '=', group)
-    .executeTakeFirst();
+  const [row] = (await cursorRow(db, { stream, group })).rows;
   return row ? { ms: row.last_ms, seq: row.last_seq } : undefined;
 }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../../ports/clock.js';
-import type { Store } from '../../ports/store.js';
+import type { Db, Store } from '../../ports/store.js';
 import type { StreamPort } from '../../ports/stream.js';
+import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 import { inChunks } from '../../support/in-chunks.js';
 import { createGroupReads } from './sql-stream-groups.js';
 import {
@@ -46,6 +47,19 @@ const pollMs = (store: Store) => (store.wakeups ? 5_000 : 1_000);
 const WAKE_TOPIC = 'stream';
 /** Caps one transaction on both dialects. */
 const maxBatch = 1000;
+
+const insertEntries = insertBuiltOnce('stream_entries', ['stream', 'ms', 'seq', 'fields']);
+
+const deletePending = builtOnce(
+  (db: Db, { stream, group, ids }: { stream: string; group: string; ids: readonly EntryId[] }) =>
+    db
+      .deleteFrom('stream_pending')
+      .where('stream', '=', stream)
+      .where('group_name', '=', group)
+      .where((eb) => eb.or(ids.map((id) => eb.and({ ms: id.ms, seq: id.seq })))),
+  ({ stream, group, ids }) => [stream, group, ...ids.flatMap((id) => [id.ms, id.seq])],
+  ({ ids }) => ids.length,
+);
 
 export function createSqlStream(store: Store, clock: Clock): StreamPort {
   const appenders = new Map<string, Appender>();
@@ -123,8 +137,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
         last = nextId(last, now);
         return { stream, ms: last.ms, seq: last.seq, fields: JSON.stringify(append.fields) };
       });
-      for (const chunk of inChunks(rows))
-        await tx.insertInto('stream_entries').values(chunk).execute();
+      for (const chunk of inChunks(rows)) await insertEntries(tx, chunk);
       // As if applied one by one: the latest append's limit is the one left standing.
       const maxLen = batch[batch.length - 1]!.maxLen;
       const trimmed = appender.appendsSinceTrim + batch.length >= trimEvery(maxLen);
@@ -236,12 +249,7 @@ export function createSqlStream(store: Store, clock: Clock): StreamPort {
     async ack(stream, group, ids) {
       const parsed = ids.map(parseId);
       for (const chunk of inChunks(parsed)) {
-        await store.db
-          .deleteFrom('stream_pending')
-          .where('stream', '=', stream)
-          .where('group_name', '=', group)
-          .where((eb) => eb.or(chunk.map((id) => eb.and({ ms: id.ms, seq: id.seq }))))
-          .execute();
+        await deletePending(store.db, { stream, group, ids: chunk });
       }
     },
 

@@ -1,5 +1,6 @@
 import { Migrator } from 'kysely';
 import type { Db, Tx } from '../../ports/store.js';
+import { builtOnce } from '../../support/built-once.js';
 import { migrationProvider } from './migrations.js';
 
 /** Applies pending migrations; Kysely's migrator serializes concurrent starters. */
@@ -44,12 +45,18 @@ function isSchemaScanRace(error: unknown, schema: string | undefined): boolean {
 export async function lockRows(tx: Db, names: readonly string[], now: number): Promise<void> {
   const sorted = [...new Set(names)].sort();
   if (sorted.length === 0) return;
-  await tx
-    .insertInto('mutexes')
-    .values(sorted.map((name) => ({ name, touched_at: now })))
-    .onConflict((oc) => oc.column('name').doUpdateSet({ touched_at: now }))
-    .execute();
+  await upsertLockRows(tx, { names: sorted, now });
 }
+
+const upsertLockRows = builtOnce(
+  (db: Db, { names, now }: { names: readonly string[]; now: number }) =>
+    db
+      .insertInto('mutexes')
+      .values(names.map((name) => ({ name, touched_at: now })))
+      .onConflict((oc) => oc.column('name').doUpdateSet({ touched_at: now })),
+  ({ names, now }) => [...names.flatMap((name) => [name, now]), now],
+  ({ names }) => names.length,
+);
 
 /** Deleted per pass, so a pass never holds many row locks at once. */
 const PRUNED_PER_PASS = 10_000;

@@ -1,12 +1,25 @@
 import type { Insertable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
+import { insertBuiltOnce } from '../../support/built-once.js';
 
 /** The `alerts` table's one module: every alert as received, and what became of it. */
 
 export type NewAlert = Insertable<Tables['alerts']>;
 
-export async function insertAlerts(tx: Db | Tx, alerts: readonly NewAlert[]): Promise<void> {
-  await tx.insertInto('alerts').values(alerts).execute();
+type AlertRow = Omit<NewAlert, 'seq'>;
+
+const insertAlertRows = insertBuiltOnce('alerts', [
+  'alert_id',
+  'incident_id',
+  'fingerprint',
+  'origin',
+  'outcome',
+  'received_at',
+  'payload',
+]);
+
+export async function insertAlerts(tx: Db | Tx, alerts: readonly AlertRow[]): Promise<void> {
+  await insertAlertRows(tx, alerts);
 }
 
 /** The newest alerts of an incident, newest first, each with its payload (the alert as read). */

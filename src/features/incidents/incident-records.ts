@@ -1,6 +1,7 @@
 import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { batchedLookup } from '../../support/batched-lookup.js';
+import { builtOnce } from '../../support/built-once.js';
 import { decodeSeqCursor, type Page, pageOf } from '../../support/newest-first.js';
 import { pendingApprovalRow } from '../approvals/approval-records.js';
 import {
@@ -111,28 +112,37 @@ export async function openIncidentsOf(
 ): Promise<Map<string, IncidentHead>> {
   const open = new Map<string, IncidentHead>();
   if (fingerprints.length === 0) return open;
-  const rows = await tx
-    .selectFrom('incidents')
-    .select([
-      'incidents.id',
-      'incidents.approval_id',
-      'incidents.hit_count',
-      'incidents.status',
-      'incidents.fingerprint',
-    ])
-    .where('incidents.fingerprint', 'in', fingerprints)
-    .where((eb) =>
-      eb.or([
-        eb.exists(pendingApprovalRow(tx, eb.ref('incidents.approval_id'))),
-        eb('incidents.first_seen', '>', firstSeenAfter),
-      ]),
-    )
-    .orderBy('incidents.seq', 'desc')
-    .execute();
+  const { rows } = await openIncidentRows(tx, { fingerprints, firstSeenAfter });
   for (const { fingerprint, ...head } of rows)
     if (!open.has(fingerprint)) open.set(fingerprint, head);
   return open;
 }
+
+const openIncidentRows = builtOnce(
+  (
+    db: Db,
+    { fingerprints, firstSeenAfter }: { fingerprints: readonly string[]; firstSeenAfter: number },
+  ) =>
+    db
+      .selectFrom('incidents')
+      .select([
+        'incidents.id',
+        'incidents.approval_id',
+        'incidents.hit_count',
+        'incidents.status',
+        'incidents.fingerprint',
+      ])
+      .where('incidents.fingerprint', 'in', fingerprints)
+      .where((eb) =>
+        eb.or([
+          eb.exists(pendingApprovalRow(db, eb.ref('incidents.approval_id'))),
+          eb('incidents.first_seen', '>', firstSeenAfter),
+        ]),
+      )
+      .orderBy('incidents.seq', 'desc'),
+  ({ fingerprints, firstSeenAfter }) => [...fingerprints, 'pending', firstSeenAfter],
+  ({ fingerprints }) => fingerprints.length,
+);
 
 /** The head of an incident that must exist (a replayed signal's); throws when it does not. */
 export function incidentHeadOf(tx: Tx, id: string): Promise<IncidentHead> {
@@ -143,6 +153,16 @@ export function incidentHeadOf(tx: Tx, id: string): Promise<IncidentHead> {
     .executeTakeFirstOrThrow();
 }
 
+const addHits = builtOnce(
+  (db: Db, { id, hits, now }: { id: string; hits: number; now: number }) =>
+    db
+      .updateTable('incidents')
+      .set({ hit_count: sql`hit_count + ${hits}`, last_seen: now })
+      .where('id', '=', id)
+      .returning('hit_count'),
+  ({ id, hits, now }) => [hits, now, id],
+);
+
 /** Raises an incident's hit count by `hits` in one statement; returns the new count. */
 export async function addIncidentHits(
   tx: Tx,
@@ -150,12 +170,8 @@ export async function addIncidentHits(
   hits: number,
   now: number,
 ): Promise<number> {
-  const updated = await tx
-    .updateTable('incidents')
-    .set({ hit_count: sql`hit_count + ${hits}`, last_seen: now })
-    .where('id', '=', id)
-    .returning('hit_count')
-    .executeTakeFirstOrThrow();
+  const [updated] = (await addHits(tx, { id, hits, now })).rows;
+  if (!updated) throw new Error(`no incident ${id} to add hits to`);
   return updated.hit_count;
 }
 

@@ -1,35 +1,49 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, OnConflictBuilder, Selectable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
+import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 
 /** The `signal_outcomes` table's one module: how each `platform:signals` entry was handled. */
 
 export type SignalOutcome = Selectable<Tables['signal_outcomes']>;
 export type NewSignalOutcome = Insertable<Tables['signal_outcomes']>;
 
+type OutcomeRow = Pick<NewSignalOutcome, 'entry_id' | 'outcome' | 'incident_id' | 'processed_at'>;
+
+const OUTCOME_COLUMNS = ['entry_id', 'outcome', 'incident_id', 'processed_at'] as const;
+const insertOutcomes = insertBuiltOnce('signal_outcomes', OUTCOME_COLUMNS);
+const insertOutcomesOnce = insertBuiltOnce('signal_outcomes', OUTCOME_COLUMNS, (insert) =>
+  insert.onConflict((oc: OnConflictBuilder<Tables, 'signal_outcomes'>) =>
+    oc.column('entry_id').doNothing(),
+  ),
+);
+
 /** Outcomes written in their alert's transaction, after checking none exists (converge.ts). */
 export async function insertSignalOutcomes(
   tx: Db | Tx,
-  outcomes: readonly NewSignalOutcome[],
+  outcomes: readonly OutcomeRow[],
 ): Promise<void> {
-  await tx.insertInto('signal_outcomes').values(outcomes).execute();
+  await insertOutcomes(tx, outcomes);
 }
 
 /** Outcomes of entries that may have been recorded already (a re-delivery): the first stays. */
 export async function recordSignalOutcomesOnce(
   db: Db,
-  outcomes: readonly NewSignalOutcome[],
+  outcomes: readonly OutcomeRow[],
 ): Promise<void> {
-  await db
-    .insertInto('signal_outcomes')
-    .values(outcomes)
-    .onConflict((oc) => oc.column('entry_id').doNothing())
-    .execute();
+  await insertOutcomesOnce(db, outcomes);
 }
 
+const outcomesOf = builtOnce(
+  (db: Db, entryIds: readonly string[]) =>
+    db.selectFrom('signal_outcomes').selectAll().where('entry_id', 'in', entryIds),
+  (entryIds) => [...entryIds],
+  (entryIds) => entryIds.length,
+);
+
 /** The outcomes recorded for some entries; entries not handled yet have none. */
-export function signalOutcomesOf(
+export async function signalOutcomesOf(
   db: Db | Tx,
   entryIds: readonly string[],
 ): Promise<SignalOutcome[]> {
-  return db.selectFrom('signal_outcomes').selectAll().where('entry_id', 'in', entryIds).execute();
+  return (await outcomesOf(db, entryIds)).rows;
 }
