@@ -67,23 +67,25 @@ function assertSameStatement(
 }
 
 /**
- * A multi-row insert built once per row count: every row binds `columns`, in that order
- * (a missing value is an error, not a column default). `finish` adds what follows the rows
- * (an `on conflict` clause) and must bind nothing of its own.
+ * A multi-row insert built once per row count: every row carries exactly `columns` (null
+ * where empty), bound in that order. A row missing one (a column default) or carrying another
+ * builds other SQL, which the check refuses. `finish` adds what follows the rows (an
+ * `on conflict` clause) and must bind nothing of its own.
  */
-export function insertBuiltOnce<T extends keyof Tables & string>(
+export function insertBuiltOnce<
+  T extends keyof Tables & string,
+  C extends keyof Insertable<Tables[T]> & string,
+>(
   table: T,
-  columns: readonly (keyof Insertable<Tables[T]> & string)[],
+  columns: readonly C[],
   finish: (insert: InsertQueryBuilder<Tables, T, InsertResult>) => Compilable<unknown> = (insert) =>
     insert,
-): (db: Db, rows: readonly Insertable<Tables[T]>[]) => Promise<QueryResult<unknown>> {
-  const valuesOf = (row: Insertable<Tables[T]>) =>
-    columns.map((column) => (row as Record<string, unknown>)[column]);
-  const picked = (row: Insertable<Tables[T]>) =>
-    Object.fromEntries(columns.map((column, index) => [column, valuesOf(row)[index]]));
+): (db: Db, rows: readonly Pick<Insertable<Tables[T]>, C>[]) => Promise<QueryResult<unknown>> {
+  type Row = Pick<Insertable<Tables[T]>, C>;
+  const valuesOf = (row: Row) => columns.map((column) => row[column]);
   return builtOnce(
-    (db, rows: readonly Insertable<Tables[T]>[]) =>
-      finish(db.insertInto(table).values(rows.map(picked) as Insertable<Tables[T]>[])),
+    (db, rows: readonly Row[]) =>
+      finish(db.insertInto(table).values(rows as unknown as Insertable<Tables[T]>[])),
     (rows) => rows.flatMap(valuesOf),
     (rows) => rows.length,
   );

@@ -1,6 +1,7 @@
 import type { Expression, Selectable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { batchedLookup } from '../../support/batched-lookup.js';
+import { insertBuiltOnce } from '../../support/built-once.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import { timeOrderedId } from '../../support/time-ordered-id.js';
 import { signersOf } from './approval-decision-records.js';
@@ -69,15 +70,28 @@ export async function insertApprovals(
     created_at: now,
     updated_at: now,
   }));
-  if (rows.length > 0) {
-    await tx
-      .insertInto('approvals')
-      .values(rows)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-  }
+  if (rows.length > 0) await insertApprovalRows(tx, rows);
   return rows.map((row) => row.id);
 }
+
+const insertApprovalRows = insertBuiltOnce(
+  'approvals',
+  [
+    'id',
+    'incident_id',
+    'status',
+    'risk_level',
+    'action',
+    'description',
+    'requested_by',
+    'metadata',
+    'blast_radius',
+    'dry_run_checks',
+    'created_at',
+    'updated_at',
+  ],
+  (insert) => insert.onConflict((oc) => oc.column('id').doNothing()),
+);
 
 export function approvalFromRow(row: Selectable<Tables['approvals']>): Approval {
   return {

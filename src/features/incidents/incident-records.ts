@@ -101,9 +101,8 @@ export async function insertIncidents(
 }
 
 /**
- * For each of `fingerprints`, the newest incident an alert still joins: its approval is
- * pending, or it was first seen after `firstSeenAfter` (the merge rule is converge.ts's).
- * One statement for the lot; a fingerprint with no such incident is absent from the map.
+ * Per fingerprint, the newest incident an alert still joins (converge.ts's merge rule), in
+ * one statement built once per count; a fingerprint with no such incident is absent.
  */
 export async function openIncidentsOf(
   tx: Tx,
@@ -112,35 +111,26 @@ export async function openIncidentsOf(
 ): Promise<Map<string, IncidentHead>> {
   const open = new Map<string, IncidentHead>();
   if (fingerprints.length === 0) return open;
-  const { rows } = await openIncidentRows(tx, { fingerprints, firstSeenAfter });
+  const { rows } = await openIncidentRows(tx, { fingerprints, after: firstSeenAfter });
   for (const { fingerprint, ...head } of rows)
     if (!open.has(fingerprint)) open.set(fingerprint, head);
   return open;
 }
 
 const openIncidentRows = builtOnce(
-  (
-    db: Db,
-    { fingerprints, firstSeenAfter }: { fingerprints: readonly string[]; firstSeenAfter: number },
-  ) =>
+  (db: Db, { fingerprints, after }: { fingerprints: readonly string[]; after: number }) =>
     db
       .selectFrom('incidents')
-      .select([
-        'incidents.id',
-        'incidents.approval_id',
-        'incidents.hit_count',
-        'incidents.status',
-        'incidents.fingerprint',
-      ])
-      .where('incidents.fingerprint', 'in', fingerprints)
+      .select(['id', 'approval_id', 'hit_count', 'status', 'fingerprint'])
+      .where('fingerprint', 'in', fingerprints)
       .where((eb) =>
         eb.or([
           eb.exists(pendingApprovalRow(db, eb.ref('incidents.approval_id'))),
-          eb('incidents.first_seen', '>', firstSeenAfter),
+          eb('first_seen', '>', after),
         ]),
       )
-      .orderBy('incidents.seq', 'desc'),
-  ({ fingerprints, firstSeenAfter }) => [...fingerprints, 'pending', firstSeenAfter],
+      .orderBy('seq', 'desc'),
+  ({ fingerprints, after }) => [...fingerprints, 'pending', after],
   ({ fingerprints }) => fingerprints.length,
 );
 
@@ -153,16 +143,6 @@ export function incidentHeadOf(tx: Tx, id: string): Promise<IncidentHead> {
     .executeTakeFirstOrThrow();
 }
 
-const addHits = builtOnce(
-  (db: Db, { id, hits, now }: { id: string; hits: number; now: number }) =>
-    db
-      .updateTable('incidents')
-      .set({ hit_count: sql`hit_count + ${hits}`, last_seen: now })
-      .where('id', '=', id)
-      .returning('hit_count'),
-  ({ id, hits, now }) => [hits, now, id],
-);
-
 /** Raises an incident's hit count by `hits` in one statement; returns the new count. */
 export async function addIncidentHits(
   tx: Tx,
@@ -170,8 +150,12 @@ export async function addIncidentHits(
   hits: number,
   now: number,
 ): Promise<number> {
-  const [updated] = (await addHits(tx, { id, hits, now })).rows;
-  if (!updated) throw new Error(`no incident ${id} to add hits to`);
+  const updated = await tx
+    .updateTable('incidents')
+    .set({ hit_count: sql`hit_count + ${hits}`, last_seen: now })
+    .where('id', '=', id)
+    .returning('hit_count')
+    .executeTakeFirstOrThrow();
   return updated.hit_count;
 }
 

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../ports/store.js';
+import { insertBuiltOnce } from '../../support/built-once.js';
 
 /** The `incident_timeline` table's one module (STYLE, records modules). */
 
@@ -16,18 +17,23 @@ export async function addTimelineEntries(
   entries: ReadonlyArray<{ incidentId: string; at: number; event: TimelineEvent; actor: string }>,
 ): Promise<void> {
   if (entries.length === 0) return;
-  await tx
-    .insertInto('incident_timeline')
-    .values(
-      entries.map(({ incidentId, at, event, actor }) => ({
-        incident_id: incidentId,
-        at,
-        event,
-        actor,
-      })),
-    )
-    .execute();
+  await insertTimelineRows(
+    tx,
+    entries.map(({ incidentId, at, event, actor }) => ({
+      incident_id: incidentId,
+      at,
+      event,
+      actor,
+    })),
+  );
 }
+
+const insertTimelineRows = insertBuiltOnce('incident_timeline', [
+  'incident_id',
+  'at',
+  'event',
+  'actor',
+]);
 
 /** Oldest first. */
 export async function timelineOf(db: Db, incidentId: string): Promise<TimelineEntry[]> {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Store, Tx } from '../../ports/store.js';
+import { insertBuiltOnce } from '../../support/built-once.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { inChunks } from '../../support/in-chunks.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
@@ -47,10 +48,25 @@ export async function appendAllInTx(tx: Tx, items: readonly TimedEntry[]): Promi
     .limit(1)
     .executeTakeFirst();
   const rows = chainedRows(items, last?.hash ?? GENESIS_HASH);
-  for (const chunk of inChunks(rows)) await tx.insertInto('operation_log').values(chunk).execute();
+  for (const chunk of inChunks(rows)) await insertOperationRows(tx, chunk);
   for (const playbookId of realSuccessesIn(items)) await countRealSuccess(tx, playbookId);
   return rows.map((row) => row.id);
 }
+
+const insertOperationRows = insertBuiltOnce('operation_log', [
+  'id',
+  'type',
+  'incident_id',
+  'approval_id',
+  'actor',
+  'action_detail',
+  'success',
+  'error_message',
+  'context',
+  'created_at',
+  'prev_hash',
+  'hash',
+]);
 
 /**
  * Runs `work` in a transaction holding the operation log's lock, the one every append takes:
