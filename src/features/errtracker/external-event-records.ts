@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Insertable, Selectable } from 'kysely';
 import type { Db, Tables } from '../../ports/store.js';
+import { insertBuiltOnce } from '../../support/built-once.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { inChunks } from '../../support/in-chunks.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
@@ -33,6 +34,31 @@ interface EventWrite {
 /** Digests this process has seen committed; payload rows are never deleted. */
 const KNOWN_DIGESTS_KEPT = 1000;
 
+const insertPayloads = insertBuiltOnce('event_payloads', ['digest', 'body'], (insert) =>
+  insert.onConflict((oc) => oc.column('digest').doNothing()),
+);
+
+const insertEvents = insertBuiltOnce('external_alert_events', [
+  'id',
+  'project',
+  'provider',
+  'stage',
+  'issue_id',
+  'title',
+  'severity',
+  'namespace',
+  'target_resource',
+  'fingerprint',
+  'source_url',
+  'labels',
+  'annotations',
+  'payload_digest',
+  'operator_id',
+  'auth_method',
+  'approval_id',
+  'created_at',
+]);
+
 // One batching writer per database: deliveries arriving together share one transaction.
 const writers = new WeakMap<Db, (write: EventWrite) => Promise<void>>();
 
@@ -47,15 +73,9 @@ function writerFor(db: Db) {
       }
       await db.transaction().execute(async (tx) => {
         const fresh = [...payloads].map(([digest, body]) => ({ digest, body }));
-        for (const chunk of inChunks(fresh)) {
-          await tx
-            .insertInto('event_payloads')
-            .values(chunk)
-            .onConflict((oc) => oc.column('digest').doNothing())
-            .execute();
-        }
+        for (const chunk of inChunks(fresh)) await insertPayloads(tx, chunk);
         for (const chunk of inChunks(writes.map((write) => write.row))) {
-          await tx.insertInto('external_alert_events').values(chunk).execute();
+          await insertEvents(tx, chunk);
         }
       });
       for (const digest of payloads.keys()) {

@@ -1,5 +1,5 @@
 import { TRACKER_SIGNATURE_REASONS } from '../../errors.js';
-import { equalInConstantTime } from '../../support/constant-time.js';
+import { equalDigests, equalInConstantTime } from '../../support/constant-time.js';
 import { hmacSha256Hex } from '../../support/hmac.js';
 import type { CanaryAuth } from './canary.js';
 
@@ -21,7 +21,7 @@ export function verifyTrackerSignature(
       : { ok: true, checked: false };
   }
   if (!header) return { ok: false, reason: TRACKER_SIGNATURE_REASONS.missingHeader };
-  return equalInConstantTime(header.trim(), hmacSha256Hex(secret, rawBody))
+  return equalDigests(header.trim(), hmacSha256Hex(secret, rawBody))
     ? { ok: true, checked: true }
     : { ok: false, reason: TRACKER_SIGNATURE_REASONS.mismatch };
 }
