@@ -25,7 +25,7 @@ export interface RecordedEventExtras {
   payload?: EventPayload;
 }
 
-type EventRow = Insertable<Tables['external_alert_events']>;
+type EventRow = Parameters<typeof insertEvents>[1][number];
 interface EventWrite {
   row: EventRow;
   payloadJson: string;

@@ -6,7 +6,7 @@ import { insertBuiltOnce } from '../../support/built-once.js';
 
 export type NewAlert = Insertable<Tables['alerts']>;
 
-type AlertRow = Omit<NewAlert, 'seq'>;
+type AlertRow = Parameters<typeof insertAlertRows>[1][number];
 
 const insertAlertRows = insertBuiltOnce('alerts', [
   'alert_id',

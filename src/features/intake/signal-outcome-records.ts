@@ -7,7 +7,7 @@ import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 export type SignalOutcome = Selectable<Tables['signal_outcomes']>;
 export type NewSignalOutcome = Insertable<Tables['signal_outcomes']>;
 
-type OutcomeRow = Pick<NewSignalOutcome, 'entry_id' | 'outcome' | 'incident_id' | 'processed_at'>;
+type OutcomeRow = Parameters<typeof insertOutcomes>[1][number];
 
 const OUTCOME_COLUMNS = ['entry_id', 'outcome', 'incident_id', 'processed_at'] as const;
 const insertOutcomes = insertBuiltOnce('signal_outcomes', OUTCOME_COLUMNS);
