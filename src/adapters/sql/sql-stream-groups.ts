@@ -1,4 +1,3 @@
-import type { OnConflictBuilder } from 'kysely';
 import type { Clock } from '../../ports/clock.js';
 import type { Db, Store, Tables, Tx } from '../../ports/store.js';
 import type { ReadGroupOptions, StreamEntry } from '../../ports/stream.js';
@@ -53,9 +52,7 @@ const insertPending = insertBuiltOnce(
   'stream_pending',
   ['stream', 'group_name', 'ms', 'seq', 'consumer', 'delivered_at', 'deliveries'],
   (insert) =>
-    insert.onConflict((oc: OnConflictBuilder<Tables, 'stream_pending'>) =>
-      oc.columns(['stream', 'group_name', 'ms', 'seq']).doNothing(),
-    ),
+    insert.onConflict((oc) => oc.columns(['stream', 'group_name', 'ms', 'seq']).doNothing()),
 );
 
 const entriesAfter = builtOnce(

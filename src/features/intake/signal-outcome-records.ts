@@ -1,4 +1,4 @@
-import type { Insertable, OnConflictBuilder, Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 
@@ -12,9 +12,7 @@ type OutcomeRow = Parameters<typeof insertOutcomes>[1][number];
 const OUTCOME_COLUMNS = ['entry_id', 'outcome', 'incident_id', 'processed_at'] as const;
 const insertOutcomes = insertBuiltOnce('signal_outcomes', OUTCOME_COLUMNS);
 const insertOutcomesOnce = insertBuiltOnce('signal_outcomes', OUTCOME_COLUMNS, (insert) =>
-  insert.onConflict((oc: OnConflictBuilder<Tables, 'signal_outcomes'>) =>
-    oc.column('entry_id').doNothing(),
-  ),
+  insert.onConflict((oc) => oc.column('entry_id').doNothing()),
 );
 
 /** Outcomes written in their alert's transaction, after checking none exists (converge.ts). */
