@@ -25,15 +25,8 @@ export const INCIDENT_FOLLOW_UP_JOB = 'incident.follow-up';
 export const SINGLE_FOLLOW_UP_JOB = 'incident.analyze';
 /** Incidents per follow-up job: a converge transaction's incidents are split by this. */
 export const FOLLOW_UP_BATCH = 500;
-/**
- * Two batch jobs at a time per process, each following FOLLOW_UP_PARALLEL incidents at once:
- * during a storm the follow-up leaves more of the process and of the connection pool to the
- * webhooks (four jobs at a time ran beside intake and kept the distributed new-alert p99
- * at 117–121 ms in `npm run bench`), and catches up after the storm (well inside the drain
- * bounds). Two rather than one, so one slow job (a chat that answers late) does not hold up
- * every other incident's card. Replicas still follow up side by side.
- */
-const FOLLOW_UP_CONCURRENCY = 2;
+/** Batch jobs run side by side per process; each follows FOLLOW_UP_PARALLEL incidents at once. */
+const FOLLOW_UP_CONCURRENCY = 4;
 const SINGLE_FOLLOW_UP_CONCURRENCY = 16;
 const FOLLOW_UP_PARALLEL = 32;
 
