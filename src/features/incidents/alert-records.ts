@@ -1,10 +1,7 @@
-import type { Insertable } from 'kysely';
-import type { Db, Tables, Tx } from '../../ports/store.js';
+import type { Db, Tx } from '../../ports/store.js';
 import { insertBuiltOnce } from '../../support/built-once.js';
 
 /** The `alerts` table's one module: every alert as received, and what became of it. */
-
-export type NewAlert = Insertable<Tables['alerts']>;
 
 type AlertRow = Parameters<typeof insertAlertRows>[1][number];
 

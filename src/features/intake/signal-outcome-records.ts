@@ -1,11 +1,10 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 
 /** The `signal_outcomes` table's one module: how each `platform:signals` entry was handled. */
 
 export type SignalOutcome = Selectable<Tables['signal_outcomes']>;
-export type NewSignalOutcome = Insertable<Tables['signal_outcomes']>;
 
 type OutcomeRow = Parameters<typeof insertOutcomes>[1][number];
 
