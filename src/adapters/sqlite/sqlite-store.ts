@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import type { Store, Tables } from '../../ports/store.js';
-import { errorCode, lockedTransaction, runMigrations } from '../sql/sql-support.js';
+import { errorCode, runMigrations } from '../sql/sql-support.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /**
@@ -32,14 +32,24 @@ function withStatementCache(connection: Database.Database, limit = 1000): Sqlite
 }
 
 /**
+ * Two changes to how Kysely's driver runs a transaction on this connection.
+ *
+ * Every transaction begins IMMEDIATE: SQLite takes its write lock before anything is read,
+ * so there is no stale snapshot and no lock upgrade to fail on (SQLITE_BUSY mid-way), and
+ * other processes on the file wait at the start. That lock is the whole database's, so it
+ * stands for every name `withLock` is given.
+ *
  * On some errors (a full disk, an I/O error) SQLite rolls the transaction back itself; the
  * ROLLBACK Kysely then sends fails with "no transaction is active" and would replace the
  * error that says what happened. It is skipped when there is nothing left to roll back.
  */
-function keepingAutoRollbackErrors(dialect: SqliteDialect, connection: Database.Database) {
+function withWriterTransactions(dialect: SqliteDialect, connection: Database.Database) {
   const createDriver = dialect.createDriver.bind(dialect);
   dialect.createDriver = () => {
     const driver = createDriver();
+    driver.beginTransaction = async (db) => {
+      await db.executeQuery(BEGIN_IMMEDIATE);
+    };
     const rollback = driver.rollbackTransaction.bind(driver);
     driver.rollbackTransaction = async (db) => {
       if (connection.inTransaction) await rollback(db);
@@ -48,6 +58,8 @@ function keepingAutoRollbackErrors(dialect: SqliteDialect, connection: Database.
   };
   return dialect;
 }
+
+const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
 
 /**
  * Embedded store: one better-sqlite3 connection in WAL mode, checkpointed from a worker
@@ -70,7 +82,7 @@ export async function createSqliteStore(file: string): Promise<Store> {
         });
   if (checkpointer) connection.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<Tables>({
-    dialect: keepingAutoRollbackErrors(
+    dialect: withWriterTransactions(
       new SqliteDialect({ database: withStatementCache(connection) }),
       connection,
     ),
@@ -85,12 +97,8 @@ export async function createSqliteStore(file: string): Promise<Store> {
   return {
     dialect: 'sqlite',
     db,
-    // The lock row upsert is the transaction's first statement, so SQLite takes its write
-    // lock before anything is read: no stale snapshot, no lock upgrade to fail on. That lock
-    // is the whole database's (one writer at a time), so it holds every name at once: one
-    // row stands for them all, rather than a row written per name (a converge batch of new
-    // alerts names each of its fingerprints).
-    withLock: (_names, work) => lockedTransaction(db, 'sqlite-writer', work),
+    // Transactions begin IMMEDIATE (above): SQLite's one write lock holds every name.
+    withLock: (_names, work) => db.transaction().execute(work),
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -50,7 +50,16 @@ export interface AlertIntake {
     alert: FlatAlert,
     origin: string,
     /** `receiver`: the Alertmanager receiver (or `prometheus`) an alert came through. */
-    options?: { signalEntryId?: string; requestedBy?: string; receiver?: string },
+    options?: {
+      signalEntryId?: string;
+      /**
+       * Whether the signal entry was muted when handled before; a consumer that looked its
+       * whole batch up at once says so here, otherwise the entry's outcome is read.
+       */
+      signalSilencedBefore?: boolean;
+      requestedBy?: string;
+      receiver?: string;
+    },
   ): Promise<AlertResult>;
 }
 
@@ -140,7 +149,8 @@ export function createAlertIntake(
       const entryId = options.signalEntryId;
       const mutedBefore =
         entryId !== undefined &&
-        (await signalOutcomesOf(store.db, [entryId]))[0]?.outcome === 'silenced';
+        (options.signalSilencedBefore ??
+          (await signalOutcomesOf(store.db, [entryId]))[0]?.outcome === 'silenced');
       if (silenceId !== undefined || mutedBefore) {
         if (!mutedBefore) {
           // CONTRACT, Silences: recorded, and it creates and changes nothing else.

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { StreamEntry } from '../../ports/stream.js';
 import type { Services } from '../../services.js';
 import { publishEvent } from '../events/feed-events.js';
@@ -6,7 +7,7 @@ import type { AlertIntake } from './alert-intake.js';
 import { stringMap } from './alert-schema.js';
 import { workloadOf } from './fingerprint.js';
 import type { FlatAlert } from './normalize-alert.js';
-import { recordSignalOutcomesOnce } from './signal-outcome-records.js';
+import { recordSignalOutcomesOnce, signalOutcomesOf } from './signal-outcome-records.js';
 import { SIGNALS_STREAM, type StoredSignal, signalFromStreamFields } from './signal-schema.js';
 
 export const SIGNAL_CONSUMER_GROUP = 'signal-consumer';
@@ -25,7 +26,19 @@ export interface SignalConsumerOptions {
   /** An entry a consumer took but did not acknowledge for this long goes to another. */
   claimIdleMs?: number;
   batchSize?: number;
+  /**
+   * After a read that did not fill a batch, the next read waits until this long after the
+   * last one began, so a busy stream is read in batches rather than a few entries at a time.
+   * An idle consumer still wakes at once for the first new entry.
+   */
+  lingerMs?: number;
 }
+
+/**
+ * A read, its transaction and the converge of what it returns cost about the same for five
+ * entries as for fifty: at 5,000 signals a second, 10 ms gathers about fifty.
+ */
+const DEFAULT_LINGER_MS = 10;
 
 /**
  * Reads `platform:signals` as one member of a consumer group: `warning` and `critical`
@@ -43,6 +56,9 @@ export function startSignalConsumer(
   const consumer = options.consumerName ?? `${os.hostname()}-${process.pid}`;
   let stopped = false;
   let handling: Promise<void> = Promise.resolve();
+  // Entries this consumer failed to handle (the database was away): still pending for it,
+  // so tried again here after the backoff instead of waiting for the idle claim (30 s).
+  let unfinished: StreamEntry[] = [];
 
   /** `info` signals are only recorded, all of a batch in one statement. */
   async function recordInfo(ids: string[]): Promise<void> {
@@ -62,7 +78,14 @@ export function startSignalConsumer(
       publishEvent(services, 'signal.handled', { entry_id: id, outcome: 'recorded' });
   }
 
-  async function raiseAlert(id: string, signal: StoredSignal): Promise<void> {
+  /** Entries muted when handled before (a re-delivery): looked up once per batch. */
+  async function silencedBefore(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const outcomes = await signalOutcomesOf(store.db, ids);
+    return new Set(outcomes.filter((row) => row.outcome === 'silenced').map((row) => row.entry_id));
+  }
+
+  async function raiseAlert(id: string, signal: StoredSignal, silenced: boolean): Promise<void> {
     const alert: FlatAlert = {
       alert_name: signal.alert_name,
       severity: signal.severity,
@@ -77,6 +100,7 @@ export function startSignalConsumer(
     };
     const result = await intake.accept(alert, 'signal', {
       signalEntryId: id,
+      signalSilencedBefore: silenced,
       requestedBy: 'signal-consumer',
     });
     const outcome =
@@ -93,63 +117,77 @@ export function startSignalConsumer(
     });
   }
 
+  /**
+   * Entries are handled together: alerts of one fingerprint share a transaction, and only
+   * entries that were handled are acknowledged. The rest are kept to be tried again.
+   */
+  async function handleBatch(entries: StreamEntry[]): Promise<void> {
+    const signals = entries.map((entry) => signalFromStreamFields(entry.fields));
+    const isInfo = (index: number) => signals[index]!.severity === 'info';
+    let muted: Set<string>;
+    try {
+      muted = await silencedBefore(entries.filter((_e, i) => !isInfo(i)).map((e) => e.id));
+    } catch (error) {
+      unfinished = entries;
+      throw error;
+    }
+    // Every alert of the batch reaches the converger in this one tick: one transaction.
+    const work = entries.map((entry, index) =>
+      isInfo(index) ? undefined : raiseAlert(entry.id, signals[index]!, muted.has(entry.id)),
+    );
+    const recorded = recordInfo(entries.filter((_e, i) => isInfo(i)).map((e) => e.id));
+    const outcomes = await Promise.allSettled(entries.map((_e, index) => work[index] ?? recorded));
+    const done = entries.filter((_entry, index) => outcomes[index]!.status === 'fulfilled');
+    if (done.length > 0) {
+      await stream.ack(
+        SIGNALS_STREAM,
+        SIGNAL_CONSUMER_GROUP,
+        done.map((entry) => entry.id),
+      );
+    }
+    const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failure) {
+      unfinished = entries.filter((_entry, index) => outcomes[index]!.status === 'rejected');
+      throw (failure as PromiseRejectedResult).reason;
+    }
+  }
+
   async function run(): Promise<void> {
     let backoffMs = 100;
-    // Entries this consumer failed to handle (the database was away): still pending for it,
-    // so tried again here after the backoff instead of waiting for the idle claim (30 s).
-    let unfinished: StreamEntry[] = [];
     // Made once, and again after any error (the stream may have been deleted meanwhile): an
     // idle consumer costs one blocking read at a time, not a write each round.
     let groupMade = false;
+    const batchSize = options.batchSize ?? 200;
+    const lingerMs = options.lingerMs ?? DEFAULT_LINGER_MS;
+    let nextReadAt = 0;
     while (!stopped) {
       try {
         if (!groupMade) await stream.ensureGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP);
         groupMade = true;
+        const lingering = nextReadAt - Date.now();
+        if (lingering > 0) await sleep(lingering);
+        if (stopped) return;
+        const readAt = Date.now();
         const entries =
           unfinished.length > 0
             ? unfinished.splice(0)
             : await stream.readGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP, consumer, {
-                count: options.batchSize ?? 200,
+                count: batchSize,
                 // A new signal ends the wait at once; the length only sets how often an idle
                 // consumer starts a new read (a few statements on the SQL stream).
                 blockMs: options.blockMs ?? 5000,
                 claimIdleMs: options.claimIdleMs ?? 30_000,
               });
         if (stopped) return;
-        // Entries are handled together: alerts of one fingerprint share a transaction, and
-        // only entries that were handled are acknowledged (the rest are delivered again).
-        const signals = entries.map((entry) => signalFromStreamFields(entry.fields));
-        const info = entries.filter((_entry, index) => signals[index]!.severity === 'info');
-        const work = entries.map((entry, index) =>
-          signals[index]!.severity === 'info' ? undefined : raiseAlert(entry.id, signals[index]!),
-        );
-        const recorded = recordInfo(info.map((entry) => entry.id));
-        handling = Promise.allSettled(entries.map((_entry, index) => work[index] ?? recorded)).then(
-          async (outcomes) => {
-            const done = entries.filter((_entry, index) => outcomes[index]!.status === 'fulfilled');
-            if (done.length > 0) {
-              await stream.ack(
-                SIGNALS_STREAM,
-                SIGNAL_CONSUMER_GROUP,
-                done.map((entry) => entry.id),
-              );
-            }
-            const failure = outcomes.find((outcome) => outcome.status === 'rejected');
-            if (failure) {
-              unfinished = entries.filter(
-                (_entry, index) => outcomes[index]!.status === 'rejected',
-              );
-              throw (failure as PromiseRejectedResult).reason;
-            }
-          },
-        );
+        nextReadAt = entries.length > 0 && entries.length < batchSize ? readAt + lingerMs : 0;
+        handling = handleBatch(entries);
         await handling;
         backoffMs = 100;
       } catch (error) {
         if (stopped) return;
         groupMade = false;
         log.error({ err: error }, 'signal consumer: retrying after an error');
-        await new Promise((resolve) => setTimeout(resolve, backoffMs));
+        await sleep(backoffMs);
         backoffMs = Math.min(backoffMs * 2, 10_000);
       }
     }
