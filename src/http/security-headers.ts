@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet from 'helmet';
 
 /**
@@ -64,14 +64,32 @@ export function recordHelmet(options: Parameters<typeof helmet>[0]): HeaderMove[
   return moves;
 }
 
-/** Every answer, errors and 404s included, carries the recorded headers. */
+/**
+ * Every answer, errors and 404s included, carries the recorded headers. They go on the
+ * reply, not on the raw response: Node then writes them with the rest in one pass, where
+ * headers set on the raw response are each validated and stored twice.
+ */
 export function addSecurityHeaders(app: FastifyInstance): void {
   const moves = recordHelmet(SECURITY_HEADERS);
+  const headers: Record<string, string> = {};
+  for (const move of moves) {
+    // A removal undoes a header an earlier handler set; nothing has been set this early.
+    if ('set' in move) headers[move.set[0].toLowerCase()] = move.set[1];
+  }
   app.addHook('onRequest', (_request, reply, done) => {
-    for (const move of moves) {
-      if ('set' in move) reply.raw.setHeader(move.set[0], move.set[1]);
-      else reply.raw.removeHeader(move.remove);
-    }
+    reply.headers(headers);
     done();
   });
+}
+
+/**
+ * For a route that writes its own response (a server-sent event stream): Fastify writes no
+ * head for it, so the reply's headers (the security headers among them) move to the raw
+ * response before the route takes it over.
+ */
+export function hijackKeepingHeaders(reply: FastifyReply): void {
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
+  reply.hijack();
 }

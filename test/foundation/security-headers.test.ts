@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
 import { recordHelmet, SECURITY_HEADERS } from '../../src/http/security-headers.js';
 import { buildTestApp, postSigned } from '../helpers/build-app.js';
+import { openFeed } from '../helpers/feed-client.js';
 
 /** The headers helmet itself puts on a real response of a plain node:http server. */
 async function helmetsOwnHeaders(): Promise<Record<string, string>> {
@@ -51,6 +52,21 @@ describe('security headers (CONTRACT, Bad input)', async () => {
       for (const [name, value] of Object.entries(expected)) {
         expect(response.headers[name], name).toBe(value);
       }
+    }
+  });
+
+  it('a server-sent event stream, which writes its own head, carries them too', async () => {
+    const expected = await helmetsOwnHeaders();
+    const { app: listening } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    await listening.listen({ port: 0, host: '127.0.0.1' });
+    const feed = await openFeed(listening);
+    try {
+      expect(feed.response.headers.get('content-type')).toMatch(/text\/event-stream/);
+      for (const [name, value] of Object.entries(expected)) {
+        expect(feed.response.headers.get(name), name).toBe(value);
+      }
+    } finally {
+      await feed.close();
     }
   });
 

@@ -5,6 +5,7 @@ import { errors } from '../../errors.js';
 import { requireConsoleToken, requireReadApiAccess } from '../../http/access-guards.js';
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { FreeFormMap } from '../../http/schema-types.js';
+import { hijackKeepingHeaders } from '../../http/security-headers.js';
 import type { Services } from '../../services.js';
 import { timeOrderedId } from '../../support/time-ordered-id.js';
 import { findIncident } from '../incidents/incident-records.js';
@@ -263,7 +264,7 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         prepared.abandon();
         return reply.code(204).send(null);
       }
-      reply.hijack();
+      hijackKeepingHeaders(reply);
       const holder: { end(): void } = { end: () => undefined };
       open.add(holder);
       holder.end = prepared.start(reply.raw, () => open.delete(holder)).end;

@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
 import { STREAM_HEADERS } from '../../http/event-stream.js';
+import { hijackKeepingHeaders } from '../../http/security-headers.js';
 import { compareFeedIds, type FeedEntry } from '../../ports/event-feed.js';
 import type { Services } from '../../services.js';
 import { createStreamSlots } from './stream-slots.js';
@@ -161,7 +162,7 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
           .header('retry-after', String(RETRY_AFTER_SECONDS))
           .send({ detail: errors.feedFull().detail });
       }
-      reply.hijack();
+      hijackKeepingHeaders(reply);
       try {
         // The stream can end while it opens (the client left during the replay).
         const stream: { ended: boolean; end?: () => void } = { ended: false };
