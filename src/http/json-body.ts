@@ -123,17 +123,21 @@ export function acceptAnyBody(
   { guarded }: { guarded: boolean },
 ): void {
   scope.removeAllContentTypeParsers();
-  scope.addHook('onRequest', async (request) => {
+  // Callback style, not async: every webhook request runs it, and a promise each time shows.
+  scope.addHook('onRequest', (request, _reply, done) => {
     const type = request.headers['content-type'];
     if (!guarded && request.method === 'POST') {
       // A body without a type is what a page's `sendBeacon` or no-cors `fetch` of a Blob
       // sends, as freely as a form.
-      if (type === undefined && hasBody(request)) throw errors.unsupportedMediaType('none');
+      if (type === undefined && hasBody(request)) {
+        return done(errors.unsupportedMediaType('none'));
+      }
       if (type !== undefined && FORM_TYPES.has(essence(type))) {
-        throw errors.unsupportedMediaType(essence(type));
+        return done(errors.unsupportedMediaType(essence(type)));
       }
     }
     if (type !== undefined) request.headers['content-type'] = 'application/octet-stream';
+    done();
   });
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (request, raw, done) => {
     done(null, parse(request, raw as Buffer));

@@ -1,8 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BODY_PROBLEMS, errors, HMAC_REASONS } from '../../errors.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
 import { type TimestampTolerance, verifyWebhookSignature } from './webhook-signature.js';
+
+type HookDone = (error?: Error) => void;
 
 /**
  * CONTRACT, Extensions: deliveries more than 5 minutes old or more than 1 minute ahead are
@@ -49,11 +51,15 @@ export function acceptJsonOfAnyType(scope: FastifyInstance, guard: { guarded: bo
  */
 export function refuseUnsignedEarly(config: Services['config']) {
   const secrets = Boolean(config.webhookSecret || config.webhookSecretPrevious);
-  return async (request: FastifyRequest) => {
-    if (!secrets && config.appEnv === 'prod') throw errors.hmacFailed(HMAC_REASONS.missingSecret);
-    if (secrets && headerValue(request, 'x-signature-256') === undefined) {
-      throw errors.hmacFailed(HMAC_REASONS.missingHeader);
+  // Callback style, not async: every webhook request runs it, and a promise each time shows.
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookDone) => {
+    if (!secrets && config.appEnv === 'prod') {
+      return done(errors.hmacFailed(HMAC_REASONS.missingSecret));
     }
+    if (secrets && headerValue(request, 'x-signature-256') === undefined) {
+      return done(errors.hmacFailed(HMAC_REASONS.missingHeader));
+    }
+    done();
   };
 }
 
@@ -63,7 +69,8 @@ export function verifySignedWebhook(services: Services) {
   const secrets = [config.webhookSecret, config.webhookSecretPrevious].filter(
     (secret): secret is string => Boolean(secret),
   );
-  return async (request: FastifyRequest) => {
+  // Callback style: only a delivery with a timestamp waits, for its replay claim.
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookDone) => {
     const timestamp = headerValue(request, 'x-signature-timestamp');
     const verdict = verifyWebhookSignature(
       {
@@ -78,15 +85,23 @@ export function verifySignedWebhook(services: Services) {
         tolerance: TIMESTAMP_TOLERANCE,
       },
     );
-    if (!verdict.ok) throw errors.hmacFailed(verdict.reason);
+    if (!verdict.ok) return done(errors.hmacFailed(verdict.reason));
+    const bodyChecked = () => {
+      try {
+        requireJsonBody(request);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    };
+    if (verdict.replayKey === undefined) return bodyChecked();
     // The replay key is the signature itself: X-Delivery-Id is not signed, so a captured
     // delivery sent again with that header changed or dropped must still be caught. The
     // claim lives exactly as long as the timestamp can still be accepted.
-    if (verdict.replayKey !== undefined) {
-      const first = await once.claim('webhook-signature', verdict.replayKey, verdict.acceptableFor);
-      if (!first) throw errors.hmacFailed(HMAC_REASONS.replayed);
-    }
-    requireJsonBody(request);
+    once.claim('webhook-signature', verdict.replayKey, verdict.acceptableFor).then(
+      (first) => (first ? bodyChecked() : done(errors.hmacFailed(HMAC_REASONS.replayed))),
+      (error: unknown) => done(error as Error),
+    );
   };
 }
 
