@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fingerprintAlert, workloadOf } from '../../src/features/intake/fingerprint.js';
 
@@ -22,6 +23,31 @@ describe('fingerprintAlert', () => {
     expect(fingerprintAlert('prod', 'api', 'crash_loop')).not.toBe(base);
     expect(fingerprintAlert('default', 'web', 'crash_loop')).not.toBe(base);
     expect(fingerprintAlert('default', 'api', 'oom_killed')).not.toBe(base);
+  });
+
+  it('stays the SHA-256 prefix when remembered, evicted, or too long to remember', () => {
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
+    const part = fc.oneof(
+      fc.constantFrom('api', 'db', ''),
+      fc.string(),
+      fc.string({ maxLength: 400 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(part, part, part), { minLength: 1, maxLength: 50 }),
+        (parts) => {
+          // Each triple twice: the second answer comes from memory when the text is short.
+          for (const [namespace, workload, type] of [...parts, ...parts]) {
+            const expected = sha(`${namespace}:${workload}:${type}`);
+            expect(fingerprintAlert(namespace, workload, type)).toBe(expected);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // Far more distinct texts than are remembered, then the first again.
+    for (let i = 0; i < 5000; i++) fingerprintAlert('evict', `w${i}`, 'crash_loop');
+    expect(fingerprintAlert('evict', 'w0', 'crash_loop')).toBe(sha('evict:w0:crash_loop'));
   });
 });
 

@@ -6,11 +6,26 @@ import { createHash } from 'node:crypto';
  * (namespace `default`, workload from the target) are applied before this is called.
  */
 export function fingerprintAlert(namespace: string, workload: string, alertType: string): string {
-  return createHash('sha256')
-    .update(`${namespace}:${workload}:${alertType}`, 'utf8')
-    .digest('hex')
-    .slice(0, 32);
+  const text = `${namespace}:${workload}:${alertType}`;
+  let fingerprint = recent.get(text);
+  if (fingerprint === undefined) {
+    fingerprint = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
+    if (text.length <= REMEMBERED_TEXT_LIMIT) {
+      if (recent.size >= REMEMBERED_LIMIT) recent.delete(recent.keys().next().value as string);
+      recent.set(text, fingerprint);
+    }
+  }
+  return fingerprint;
 }
+
+/**
+ * A storm repeats a few fingerprints thousands of times a second, and a hash costs more
+ * than a lookup: the newest few thousand are remembered. Long texts are hashed each time,
+ * so what is kept stays within about a megabyte.
+ */
+const REMEMBERED_LIMIT = 4096;
+const REMEMBERED_TEXT_LIMIT = 256;
+const recent = new Map<string, string>();
 
 /**
  * Kubernetes generated name suffixes use only these characters (apimachinery's
