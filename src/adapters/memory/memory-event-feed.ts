@@ -22,7 +22,9 @@ export function createMemoryEventFeed(capacity = 1000): EventFeedPort {
     async publish(event) {
       const entry = { id: nextId(), event };
       entries.push(entry);
-      if (entries.length > capacity) entries.splice(0, entries.length - capacity);
+      // Trimmed once it holds twice the capacity, not at every event: a shift of the whole
+      // ring per event showed in the signal consumer's profile.
+      if (entries.length >= 2 * capacity) entries.splice(0, entries.length - capacity);
       for (const listener of [...listeners]) {
         try {
           listener(entry);
@@ -33,7 +35,9 @@ export function createMemoryEventFeed(capacity = 1000): EventFeedPort {
       return entry.id;
     },
     async after(lastId, limit) {
-      const start = lastId === undefined ? 0 : entries.findIndex((e) => e.id === lastId) + 1;
+      const oldest = Math.max(0, entries.length - capacity);
+      const found = lastId === undefined ? -1 : entries.findIndex((e) => e.id === lastId);
+      const start = found < oldest ? oldest : found + 1;
       return entries.slice(start, start + limit);
     },
     async subscribe(onEntry) {
