@@ -43,4 +43,31 @@ describe.each(backends())('a muted signal redelivered on %s', (backend) => {
     expect(outcomes).toMatchObject([{ entry_id: options.signalEntryId, outcome: 'silenced' }]);
     expect((await app.inject('/api/v1/incidents')).json().items).toEqual([]);
   });
+
+  it.each([
+    ['looked up by the intake', {}],
+    ['looked up by the consumer for its batch', { signalOutcomeBefore: 'incident_created' }],
+  ])(
+    'an entry handled before a silence began is replayed, not muted, when redelivered (%s)',
+    async (_how, lookup) => {
+      const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+      let muting: string | undefined;
+      const intake = createAlertIntake(app.services, [], { mutedBy: () => muting });
+      const options = { signalEntryId: '1700000000001-0', requestedBy: 'signal-consumer' };
+      const first = await intake.accept(signalAlert, 'signal', options);
+      expect(first.status).toBe('created');
+      // A silence matching it begins before the entry is delivered again (it was not acked).
+      muting = 'silence-2';
+      const again = await intake.accept(signalAlert, 'signal', { ...options, ...lookup });
+      expect(again).toMatchObject({ status: 'converged', incident_id: first.incident_id });
+      const db = app.services.store.db;
+      expect(await db.selectFrom('alerts').select('outcome').execute()).toEqual([
+        { outcome: 'created' },
+      ]);
+      const outcomes = await db.selectFrom('signal_outcomes').selectAll().execute();
+      expect(outcomes).toMatchObject([
+        { entry_id: options.signalEntryId, outcome: 'incident_created' },
+      ]);
+    },
+  );
 });

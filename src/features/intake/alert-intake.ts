@@ -53,10 +53,10 @@ export interface AlertIntake {
     options?: {
       signalEntryId?: string;
       /**
-       * Whether the signal entry was muted when handled before; a consumer that looked its
-       * whole batch up at once says so here, otherwise the entry's outcome is read.
+       * How the signal entry was handled before (`null`: never), when a consumer looked its
+       * whole batch up at once; left out, it is read here.
        */
-      signalSilencedBefore?: boolean;
+      signalOutcomeBefore?: string | null;
       requestedBy?: string;
       receiver?: string;
     },
@@ -145,13 +145,18 @@ export function createAlertIntake(
       }
       const silenceId = hooks.mutedBy?.(silenceLabels(alert, typed));
       // A signal muted before is muted again when redelivered (CONTRACT, Signals: handled
-      // once), even after its silence ended: it records nothing more.
+      // once), even after its silence ended: it records nothing more. One handled before in
+      // any other way is replayed by the converger, even under a silence that began since.
       const entryId = options.signalEntryId;
-      const mutedBefore =
-        entryId !== undefined &&
-        (options.signalSilencedBefore ??
-          (await signalOutcomesOf(store.db, [entryId]))[0]?.outcome === 'silenced');
-      if (silenceId !== undefined || mutedBefore) {
+      const before =
+        entryId === undefined
+          ? null
+          : options.signalOutcomeBefore !== undefined
+            ? options.signalOutcomeBefore
+            : ((await signalOutcomesOf(store.db, [entryId]))[0]?.outcome ?? null);
+      const mutedBefore = before === 'silenced';
+      const handledBefore = before !== null && !mutedBefore;
+      if (!handledBefore && (silenceId !== undefined || mutedBefore)) {
         if (!mutedBefore) {
           // CONTRACT, Silences: recorded, and it creates and changes nothing else.
           await store.db.transaction().execute(async (tx) => {

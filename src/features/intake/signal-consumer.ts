@@ -78,14 +78,18 @@ export function startSignalConsumer(
       publishEvent(services, 'signal.handled', { entry_id: id, outcome: 'recorded' });
   }
 
-  /** Entries muted when handled before (a re-delivery): looked up once per batch. */
-  async function silencedBefore(ids: string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
+  /** How entries handled before (a re-delivery) were handled: looked up once per batch. */
+  async function outcomesBefore(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
     const outcomes = await signalOutcomesOf(store.db, ids);
-    return new Set(outcomes.filter((row) => row.outcome === 'silenced').map((row) => row.entry_id));
+    return new Map(outcomes.map((row) => [row.entry_id, row.outcome]));
   }
 
-  async function raiseAlert(id: string, signal: StoredSignal, silenced: boolean): Promise<void> {
+  async function raiseAlert(
+    id: string,
+    signal: StoredSignal,
+    before: string | null,
+  ): Promise<void> {
     const alert: FlatAlert = {
       alert_name: signal.alert_name,
       severity: signal.severity,
@@ -100,7 +104,7 @@ export function startSignalConsumer(
     };
     const result = await intake.accept(alert, 'signal', {
       signalEntryId: id,
-      signalSilencedBefore: silenced,
+      signalOutcomeBefore: before,
       requestedBy: 'signal-consumer',
     });
     const outcome =
@@ -124,16 +128,18 @@ export function startSignalConsumer(
   async function handleBatch(entries: StreamEntry[]): Promise<void> {
     const signals = entries.map((entry) => signalFromStreamFields(entry.fields));
     const isInfo = (index: number) => signals[index]!.severity === 'info';
-    let muted: Set<string>;
+    let before: Map<string, string>;
     try {
-      muted = await silencedBefore(entries.filter((_e, i) => !isInfo(i)).map((e) => e.id));
+      before = await outcomesBefore(entries.filter((_e, i) => !isInfo(i)).map((e) => e.id));
     } catch (error) {
       unfinished = entries;
       throw error;
     }
     // Every alert of the batch reaches the converger in this one tick: one transaction.
     const work = entries.map((entry, index) =>
-      isInfo(index) ? undefined : raiseAlert(entry.id, signals[index]!, muted.has(entry.id)),
+      isInfo(index)
+        ? undefined
+        : raiseAlert(entry.id, signals[index]!, before.get(entry.id) ?? null),
     );
     const recorded = recordInfo(entries.filter((_e, i) => isInfo(i)).map((e) => e.id));
     const outcomes = await Promise.allSettled(entries.map((_e, index) => work[index] ?? recorded));
@@ -164,10 +170,12 @@ export function startSignalConsumer(
       try {
         if (!groupMade) await stream.ensureGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP);
         groupMade = true;
-        const lingering = nextReadAt - Date.now();
+        // Monotonic, and never longer than the linger: a wall clock stepped back must not
+        // hold the consumer back.
+        const lingering = Math.min(nextReadAt - performance.now(), lingerMs);
         if (lingering > 0) await sleep(lingering);
         if (stopped) return;
-        const readAt = Date.now();
+        const readAt = performance.now();
         const entries =
           unfinished.length > 0
             ? unfinished.splice(0)
