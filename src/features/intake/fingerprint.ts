@@ -20,8 +20,8 @@ export function fingerprintAlert(namespace: string, workload: string, alertType:
 
 /**
  * A storm repeats a few fingerprints thousands of times a second, and a hash costs more
- * than a lookup: the newest few thousand are remembered. Long texts are hashed each time,
- * so what is kept stays within about a megabyte.
+ * than a lookup: the last few thousand hashed are remembered (first in, first out). Long
+ * texts are hashed each time, so what is kept stays within a few megabytes.
  */
 const REMEMBERED_LIMIT = 4096;
 const REMEMBERED_TEXT_LIMIT = 256;

@@ -89,10 +89,10 @@ export function verifySignedWebhook(services: Services) {
     const bodyChecked = () => {
       try {
         requireJsonBody(request);
-        done();
       } catch (error) {
-        done(error as Error);
+        return done(error as Error);
       }
+      done();
     };
     if (verdict.replayKey === undefined) return bodyChecked();
     // The replay key is the signature itself: X-Delivery-Id is not signed, so a captured
@@ -100,7 +100,8 @@ export function verifySignedWebhook(services: Services) {
     // claim lives exactly as long as the timestamp can still be accepted.
     once.claim('webhook-signature', verdict.replayKey, verdict.acceptableFor).then(
       (first) => (first ? bodyChecked() : done(errors.hmacFailed(HMAC_REASONS.replayed))),
-      (error: unknown) => done(error as Error),
+      // Never done() without an error: an empty rejection would read as a passed check.
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
     );
   };
 }
