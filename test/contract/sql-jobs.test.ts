@@ -219,4 +219,36 @@ describe.each(storeKinds())('SQL jobs on %s', (kind) => {
     },
     20_000,
   );
+
+  it.runIf(kind === 'sqlite')(
+    'treats a job error caused by the database failing (storage full) as the database failing',
+    async () => {
+      await sql`create table scratch (body blob)`.execute(store.db);
+      const pages = await sql<{ page_count: number }>`pragma page_count`.execute(store.db);
+      await sql.raw(`pragma max_page_count = ${pages.rows[0]!.page_count + 8}`).execute(store.db);
+      const queue = open({ backoffMs: 60_000 });
+      let runs = 0;
+      queue.process(
+        'reports-its-parts',
+        async () => {
+          runs += 1;
+          if (runs === 2) await sql.raw('pragma max_page_count = 1000000').execute(store.db);
+          try {
+            await sql`insert into scratch (body) values (${Buffer.alloc(256 * 1024)})`.execute(
+              store.db,
+            );
+          } catch (error) {
+            // As a job that follows several incidents reports the first one's failure.
+            throw new Error('follow-up of 1 of 1 incidents failed', { cause: error });
+          }
+        },
+        1,
+      );
+      await queue.start();
+      const id = await queue.enqueue('reports-its-parts', {}, { attempts: 2 });
+      expect(await settledRow(store, id)).toMatchObject({ status: 'completed', attempts_made: 1 });
+      expect(runs).toBe(2);
+    },
+    20_000,
+  );
 });

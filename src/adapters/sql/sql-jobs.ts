@@ -5,7 +5,7 @@ import type { Store } from '../../ports/store.js';
 import { settledWithin } from '../../support/deadline.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { timeOrderedId } from '../../support/time-ordered-id.js';
-import { failureOutcomes } from './sql-job-failures.js';
+import { failureOutcomes, recordRunEnd } from './sql-job-failures.js';
 import { holdLease, type JobLease } from './sql-job-lease.js';
 import {
   abandonInterrupted,
@@ -199,7 +199,8 @@ export function createSqlJobs(
       const until = await lease.release();
       leases.delete(lease);
       if (until === undefined) return;
-      const recorded = await finishes.add({ id: job.id, until, outcome });
+      const record = () => finishes.add({ id: job.id, until, outcome });
+      const recorded = await recordRunEnd(store, until - clock.now(), record);
       if (!recorded) log.warn({ job: job.id }, 'jobs: lease lost before the run ended');
       // Counted once the failure is recorded: a run whose lease was lost is run again.
       else if (outcome.status === FAILED) onGivenUp(job.name);
