@@ -190,32 +190,39 @@ describe.each(storeKinds())('SQL jobs on %s', (kind) => {
     expect(await settledRow(store, id)).toMatchObject({ status: 'completed', attempts_made: 2 });
   });
 
+  /**
+   * A database full for anything that grows the file (a real SQLITE_FULL), and a write that
+   * needs room: the job's `run`th try frees the room first.
+   */
+  async function fillUpUntil(run: number) {
+    await sql`create table scratch (body blob)`.execute(store.db);
+    const pages = await sql<{ page_count: number }>`pragma page_count`.execute(store.db);
+    await sql.raw(`pragma max_page_count = ${pages.rows[0]!.page_count + 8}`).execute(store.db);
+    let runs = 0;
+    return {
+      runs: () => runs,
+      async writeNeedingRoom() {
+        runs += 1;
+        if (runs === run) await sql.raw('pragma max_page_count = 1000000').execute(store.db);
+        await sql`insert into scratch (body) values (${Buffer.alloc(256 * 1024)})`.execute(
+          store.db,
+        );
+      },
+    };
+  }
+
   it.runIf(kind === 'sqlite')(
     'retries a job the database itself failed (storage full) within seconds, without spending a try',
     async () => {
-      await sql`create table scratch (body blob)`.execute(store.db);
-      const pages = await sql<{ page_count: number }>`pragma page_count`.execute(store.db);
-      // Full for anything that grows the file: a real SQLITE_FULL.
-      await sql.raw(`pragma max_page_count = ${pages.rows[0]!.page_count + 8}`).execute(store.db);
+      const disk = await fillUpUntil(3);
       const queue = open({ backoffMs: 60_000 });
-      let runs = 0;
-      queue.process(
-        'needs-room',
-        async () => {
-          runs += 1;
-          if (runs === 3) await sql.raw('pragma max_page_count = 1000000').execute(store.db);
-          await sql`insert into scratch (body) values (${Buffer.alloc(256 * 1024)})`.execute(
-            store.db,
-          );
-        },
-        1,
-      );
+      queue.process('needs-room', () => disk.writeNeedingRoom(), 1);
       await queue.start();
       const id = await queue.enqueue('needs-room', {}, { attempts: 2 });
       // Two outage retries, each after about 2 s, not the 60 s backoff; and the job's two
       // tries are untouched: the run that succeeded was its first that counted.
       expect(await settledRow(store, id)).toMatchObject({ status: 'completed', attempts_made: 1 });
-      expect(runs).toBe(3);
+      expect(disk.runs()).toBe(3);
     },
     20_000,
   );
@@ -223,20 +230,13 @@ describe.each(storeKinds())('SQL jobs on %s', (kind) => {
   it.runIf(kind === 'sqlite')(
     'treats a job error caused by the database failing (storage full) as the database failing',
     async () => {
-      await sql`create table scratch (body blob)`.execute(store.db);
-      const pages = await sql<{ page_count: number }>`pragma page_count`.execute(store.db);
-      await sql.raw(`pragma max_page_count = ${pages.rows[0]!.page_count + 8}`).execute(store.db);
+      const disk = await fillUpUntil(2);
       const queue = open({ backoffMs: 60_000 });
-      let runs = 0;
       queue.process(
         'reports-its-parts',
         async () => {
-          runs += 1;
-          if (runs === 2) await sql.raw('pragma max_page_count = 1000000').execute(store.db);
           try {
-            await sql`insert into scratch (body) values (${Buffer.alloc(256 * 1024)})`.execute(
-              store.db,
-            );
+            await disk.writeNeedingRoom();
           } catch (error) {
             // As a job that follows several incidents reports the first one's failure.
             throw new Error('follow-up of 1 of 1 incidents failed', { cause: error });
@@ -247,7 +247,7 @@ describe.each(storeKinds())('SQL jobs on %s', (kind) => {
       await queue.start();
       const id = await queue.enqueue('reports-its-parts', {}, { attempts: 2 });
       expect(await settledRow(store, id)).toMatchObject({ status: 'completed', attempts_made: 1 });
-      expect(runs).toBe(2);
+      expect(disk.runs()).toBe(2);
     },
     20_000,
   );
