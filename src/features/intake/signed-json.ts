@@ -1,10 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+} from 'fastify';
 import { BODY_PROBLEMS, errors, HMAC_REASONS } from '../../errors.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
 import { type TimestampTolerance, verifyWebhookSignature } from './webhook-signature.js';
-
-type HookDone = (error?: Error) => void;
 
 /**
  * CONTRACT, Extensions: deliveries more than 5 minutes old or more than 1 minute ahead are
@@ -52,7 +55,7 @@ export function acceptJsonOfAnyType(scope: FastifyInstance, guard: { guarded: bo
 export function refuseUnsignedEarly(config: Services['config']) {
   const secrets = Boolean(config.webhookSecret || config.webhookSecretPrevious);
   // Callback style, not async: every webhook request runs it, and a promise each time shows.
-  return (request: FastifyRequest, _reply: FastifyReply, done: HookDone) => {
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     if (!secrets && config.appEnv === 'prod') {
       return done(errors.hmacFailed(HMAC_REASONS.missingSecret));
     }
@@ -70,7 +73,7 @@ export function verifySignedWebhook(services: Services) {
     (secret): secret is string => Boolean(secret),
   );
   // Callback style: only a delivery with a timestamp waits, for its replay claim.
-  return (request: FastifyRequest, _reply: FastifyReply, done: HookDone) => {
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const timestamp = headerValue(request, 'x-signature-timestamp');
     const verdict = verifyWebhookSignature(
       {
