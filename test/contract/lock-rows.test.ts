@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beginLockingText } from '../../src/adapters/postgres/locking-transactions.js';
 import { pruneLockRows } from '../../src/adapters/sql/sql-support.js';
 import type { Store } from '../../src/ports/store.js';
 import { makeStore, storeKinds } from '../helpers/backends.js';
@@ -67,5 +68,67 @@ describe.skipIf(!storeKinds().includes('postgres'))('lock rows on PostgreSQL', (
     // The name locks as before once its row is gone.
     await store.withLock('fingerprint:k', async () => undefined);
     expect(await names()).toContain('fingerprint:k');
+  });
+
+  it('takes names with quotes, backslashes and any script as written, in one round trip', async () => {
+    const odd = ["it's", 'back\\slash', 'ünïcødé ✓', "'); drop table mutexes; --"];
+    await store.withLock(odd, async () => undefined);
+    expect(await names()).toEqual([...odd].sort());
+    expect(beginLockingText(['b', 'a', 'b'], 1.9)).toBe(
+      `begin; insert into "mutexes" ("name", "touched_at") values ('a', 1), ('b', 1) on conflict ("name") do update set "touched_at" = excluded."touched_at"`,
+    );
+    expect(beginLockingText([], 1)).toBe('begin');
+  });
+
+  it('runs a transaction begun inside the work without taking the locks again', async () => {
+    const inner = await store.withLock('fingerprint:nested', () =>
+      store.db
+        .transaction()
+        .execute(
+          async (tx) => (await sql<{ one: number }>`select 1 as one`.execute(tx)).rows[0]?.one,
+        ),
+    );
+    expect(inner).toBe(1);
+  });
+
+  it('rolls back a begin whose lock wait is cancelled, so its connection is clean again', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    const first = store.withLock('fingerprint:cancel', async () => {
+      holding();
+      await gate;
+    });
+    await held;
+    const waiting = store.withLock('fingerprint:cancel', async () => 'ran');
+    let cancelled = 0;
+    for (let attempt = 0; attempt < 100 && cancelled === 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const { rows } = await sql<{ cancelled: boolean }>`
+        select pg_cancel_backend(pid) as cancelled from pg_stat_activity
+        where wait_event_type = 'Lock' and query like 'begin; insert into "mutexes"%'
+          and query like '%fingerprint:cancel%'`.execute(store.db);
+      cancelled = rows.filter((row) => row.cancelled).length;
+    }
+    expect(cancelled).toBe(1);
+    await expect(waiting).rejects.toThrow(/cancel/);
+    release();
+    await first;
+    // Every pooled connection answers outside a transaction: none was left aborted.
+    const states = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const { rows } = await sql<{ state: string }>`
+          select case when now() = statement_timestamp() then 'outside' else 'inside' end as state`.execute(
+          store.db,
+        );
+        return rows[0]?.state;
+      }),
+    );
+    expect(new Set(states)).toEqual(new Set(['outside']));
   });
 });

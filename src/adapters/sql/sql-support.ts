@@ -1,6 +1,5 @@
 import { Migrator } from 'kysely';
-import type { Db, Tx } from '../../ports/store.js';
-import { builtOnce } from '../../support/built-once.js';
+import type { Db } from '../../ports/store.js';
 import { migrationProvider } from './migrations.js';
 
 /** Applies pending migrations; Kysely's migrator serializes concurrent starters. */
@@ -38,26 +37,6 @@ function isSchemaScanRace(error: unknown, schema: string | undefined): boolean {
   return match !== null && match[1] !== schema;
 }
 
-/**
- * Takes the lock rows for `names`; row locks are held until the transaction ends. Sorted,
- * so two transactions wanting overlapping sets always lock in the same order (no deadlock).
- */
-export async function lockRows(tx: Db, names: readonly string[], now: number): Promise<void> {
-  const sorted = [...new Set(names)].sort();
-  if (sorted.length === 0) return;
-  await upsertLockRows(tx, { names: sorted, now });
-}
-
-const upsertLockRows = builtOnce(
-  (db: Db, { names, now }: { names: readonly string[]; now: number }) =>
-    db
-      .insertInto('mutexes')
-      .values(names.map((name) => ({ name, touched_at: now })))
-      .onConflict((oc) => oc.column('name').doUpdateSet({ touched_at: now })),
-  ({ names, now }) => [...names.flatMap((name) => [name, now]), now],
-  ({ names }) => names.length,
-);
-
 /** Deleted per pass, so a pass never holds many row locks at once. */
 const PRUNED_PER_PASS = 10_000;
 
@@ -85,18 +64,6 @@ export async function pruneLockRows(db: Db, before: number): Promise<number> {
     pruned += deleted;
     if (deleted < PRUNED_PER_PASS) return pruned;
   }
-}
-
-/** One transaction holding the named locks: how both SQL adapters implement withLock. */
-export function lockedTransaction<T>(
-  db: Db,
-  names: string | readonly string[],
-  work: (tx: Tx) => Promise<T>,
-) {
-  return db.transaction().execute(async (tx) => {
-    await lockRows(tx, typeof names === 'string' ? [names] : names, Date.now());
-    return work(tx);
-  });
 }
 
 /** The `code` a database driver puts on its errors (SQLite result code, PostgreSQL SQLSTATE). */
