@@ -1,5 +1,5 @@
 import type { Clock } from '../../ports/clock.js';
-import type { Db, Store, Tables, Tx } from '../../ports/store.js';
+import type { Db, Store, Tx } from '../../ports/store.js';
 import type { ReadGroupOptions, StreamEntry } from '../../ports/stream.js';
 import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 import { inChunks } from '../../support/in-chunks.js';
