@@ -1,25 +1,22 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { CompiledQuery, type DatabaseConnection, type PostgresDialect } from 'kysely';
+import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db, Tx } from '../../ports/store.js';
-
-/** The lock names of the transaction `withLock` is about to begin; taken once. */
-interface PendingLocks {
-  names: readonly string[];
-  taken: boolean;
-}
-
-const pendingLocks = new AsyncLocalStorage<PendingLocks>();
 
 /**
  * `begin` and the upsert of the transaction's lock rows as one simple-protocol query: one
  * round trip instead of two, and every round trip costs the service a socket write and a
- * wake-up (a converge batch had six). The names are quoted with pg's `escapeLiteral`; the
- * time is an integer. Sorted, so overlapping sets always lock in the same order.
+ * wake-up (a converge batch had six). The rows are the ones parameterized upserts took
+ * before, so replicas of either kind exclude each other. Names are quoted by pg's
+ * `escapeLiteral`; the time is an integer. Sorted, so overlapping sets always lock in the
+ * same order.
  */
 export function beginLockingText(names: readonly string[], now: number): string {
   const sorted = [...new Set(names)].sort();
   if (sorted.length === 0) return 'begin';
+  // A NUL would end the query text early: the server would fail the whole protocol
+  // message (class 08), which reads as a dead connection, not as one bad name.
+  const withNul = sorted.find((name) => name.includes('\0'));
+  if (withNul !== undefined) throw new Error('withLock: a lock name cannot contain a NUL byte');
   const touchedAt = Math.trunc(now);
   const rows = sorted.map((name) => `(${pg.escapeLiteral(name)}, ${touchedAt})`).join(', ');
   // ON CONFLICT DO UPDATE row-locks each mutex row until the transaction ends; a second
@@ -28,47 +25,32 @@ export function beginLockingText(names: readonly string[], now: number): string 
 }
 
 /**
- * Lets the driver begin a `withLock` transaction with its locks taken in the same query.
- * If that query fails after `begin` ran (a lock wait cancelled), Kysely does not roll back a
- * transaction it thinks never began, so the connection would go back to the pool inside an
- * aborted transaction: it is rolled back here.
+ * One transaction holding the named locks from its first statement, on one pooled
+ * connection. Begun, committed and rolled back here rather than by Kysely's transaction
+ * builder, which has no way to send the locks with its `begin`. Any failure after the
+ * first query was sent rolls back, so the connection never returns to the pool inside a
+ * transaction (a lock wait cancelled after `begin` ran included).
  */
-export function withLockingBegin(dialect: PostgresDialect): PostgresDialect {
-  const createDriver = dialect.createDriver.bind(dialect);
-  dialect.createDriver = () => {
-    const driver = createDriver();
-    const begin = driver.beginTransaction.bind(driver);
-    driver.beginTransaction = async (connection: DatabaseConnection, settings) => {
-      const pending = pendingLocks.getStore();
-      if (!pending || pending.taken) return begin(connection, settings);
-      // A transaction begun inside the work, on another connection, takes no locks.
-      pending.taken = true;
-      try {
-        await connection.executeQuery(
-          CompiledQuery.raw(beginLockingText(pending.names, Date.now())),
-        );
-      } catch (error) {
-        await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
-        throw error;
-      }
-    };
-    return driver;
-  };
-  return dialect;
-}
-
-/** One transaction holding the named locks from its first statement (`withLockingBegin`). */
-export function lockingTransaction<T>(
+export async function lockingTransaction<T>(
   db: Db,
   names: string | readonly string[],
   work: (tx: Tx) => Promise<T>,
 ): Promise<T> {
-  const pending = { names: typeof names === 'string' ? [names] : names, taken: false };
-  return pendingLocks.run(pending, () =>
-    db.transaction().execute((tx) => {
-      // A dialect without withLockingBegin would run the work unlocked: refuse instead.
-      if (!pending.taken) throw new Error('withLock: the transaction began without its locks');
-      return work(tx);
-    }),
-  );
+  const begin = beginLockingText(typeof names === 'string' ? [names] : names, Date.now());
+  return db.connection().execute(async (connection) => {
+    try {
+      await sql.raw(begin).execute(connection);
+      // The connection's Kysely runs every query on this one connection, as a Transaction
+      // does; the work only builds and runs queries.
+      const result = await work(connection as unknown as Tx);
+      await sql.raw('commit').execute(connection);
+      return result;
+    } catch (error) {
+      await sql
+        .raw('rollback')
+        .execute(connection)
+        .catch(() => undefined);
+      throw error;
+    }
+  });
 }

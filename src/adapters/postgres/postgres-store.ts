@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Store, Tables } from '../../ports/store.js';
 import { errorCode, pruneLockRows, runMigrations } from '../sql/sql-support.js';
-import { lockingTransaction, withLockingBegin } from './locking-transactions.js';
+import { lockingTransaction } from './locking-transactions.js';
 import { createPgWakeups } from './pg-wakeups.js';
 
 // int8 columns hold epoch milliseconds, far inside Number's exact range.
@@ -70,7 +70,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   // waiting between its queries gets the same error with no listener at all; its next query
   // fails ("not queryable"), which the caller sees, and the pool discards it on release.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Tables>({ dialect: withLockingBegin(new PostgresDialect({ pool })) });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   await runMigrations(db, 'postgres', schema);
   const wakeups = createPgWakeups({ url: options.url, schema }, (error) =>
     options.onIdleConnectionError?.(error),
