@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { eventPayload } from '../../src/features/errtracker/external-event-records.js';
 import { backends, buildTestApp } from '../helpers/build-app.js';
 import { deliver, issueAlert, TRACKER_URL } from './tracker-delivery.js';
 
@@ -17,6 +19,16 @@ async function eventsOf(app: Awaited<ReturnType<typeof buildTestApp>>['app'], is
     labels: Record<string, string>;
   }>;
 }
+
+describe("a stored payload's digest", () => {
+  it('is the SHA-256 of its UTF-8 bytes, from the text or the bytes received', () => {
+    // Stored payloads are looked up by digest: it must not change between versions.
+    const json = '{"title":"Zähler ✓"}';
+    const digest = '24a8d8fd1ba149e9e0476eb826ff4b329b06e0d00b414e978d3a72719442c94c';
+    expect(eventPayload(json)).toEqual({ json, digest });
+    expect(eventPayload(json, Buffer.from(json, 'utf8'))).toEqual({ json, digest });
+  });
+});
 
 describe.each(backends())('error-tracker webhook on %s', async (backend) => {
   const { app, env: replicaEnv } = await buildTestApp({
@@ -232,6 +244,37 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
     expect(page.items).toHaveLength(2);
     expect(page.items.every((e: { stage: string }) => e.stage === 'received')).toBe(true);
     expect(page.next_cursor).toEqual(expect.any(String));
+  });
+
+  it('stores a payload once, under the SHA-256 of the bytes received, for both stages', async () => {
+    // Not ASCII and not as JSON.stringify writes it: the digest is of the bytes as signed.
+    const raw = JSON.stringify(issueAlert('digest-1', { title: 'Zähler überläuft ✓' })).replace(
+      '{',
+      '{ ',
+    );
+    for (let delivery = 0; delivery < 2; delivery++) {
+      expect((await deliver(app, raw, { secret: SECRET })).statusCode).toBe(200);
+    }
+    const digest = crypto.createHash('sha256').update(Buffer.from(raw, 'utf8')).digest('hex');
+    const { db } = app.services.store;
+    const stages = await db
+      .selectFrom('external_alert_events')
+      .select(['stage', 'payload_digest'])
+      .where('issue_id', '=', 'digest-1')
+      .where('stage', 'in', ['received', 'deduplicated'])
+      .orderBy('seq')
+      .execute();
+    expect(stages).toEqual([
+      { stage: 'received', payload_digest: digest },
+      { stage: 'received', payload_digest: digest },
+      { stage: 'deduplicated', payload_digest: digest },
+    ]);
+    const stored = await db
+      .selectFrom('event_payloads')
+      .select('body')
+      .where('digest', '=', digest)
+      .execute();
+    expect(stored).toEqual([{ body: raw }]);
   });
 });
 

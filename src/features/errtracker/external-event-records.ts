@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Insertable, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Db, Tables } from '../../ports/store.js';
 import { insertBuiltOnce } from '../../support/built-once.js';
 import { groupCommit } from '../../support/group-commit.js';
@@ -14,8 +14,15 @@ export interface EventPayload {
   digest: string;
 }
 
-export function eventPayload(json: string): EventPayload {
-  return { json, digest: crypto.createHash('sha256').update(json).digest('hex') };
+/** `utf8`, when given, is `json`'s UTF-8 bytes (the raw body), hashed without encoding again. */
+export function eventPayload(json: string, utf8?: Buffer): EventPayload {
+  return {
+    json,
+    digest: crypto
+      .createHash('sha256')
+      .update(utf8 ?? json)
+      .digest('hex'),
+  };
 }
 
 export interface RecordedEventExtras {

@@ -80,10 +80,11 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
     return { status: 'ignored', reason: 'action is not triggered' };
   }
 
-  // The body parsed to this object, so its raw text is the payload's JSON as received.
-  const stored = eventPayload(
-    delivery.rawBody.length > 0 ? delivery.rawBody.toString('utf8') : '{}',
-  );
+  // The body parsed to this object, so its raw text is the payload's JSON as received, and
+  // valid UTF-8: the bytes hashed are the text's own.
+  const { rawBody } = delivery;
+  const stored =
+    rawBody.length > 0 ? eventPayload(rawBody.toString('utf8'), rawBody) : eventPayload('{}');
   const recordStage = stageRecorder(store.db, externalEventFields(issue, 'received', payload), {
     payload: stored,
   });
