@@ -21,6 +21,29 @@ describe('the query that begins a locked transaction on PostgreSQL', () => {
   });
 });
 
+/**
+ * Holds `name` in a transaction until `release` is called; resolves once it is held. The
+ * transaction notes `first in` and `first out` in `trace`.
+ */
+async function holdLock(store: Store, name: string, trace: string[] = []) {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => {
+    holding = resolve;
+  });
+  const done = store.withLock(name, async () => {
+    trace.push('first in');
+    holding();
+    await gate;
+    trace.push('first out');
+  });
+  await held;
+  return { release, done };
+}
+
 describe.skipIf(!storeKinds().includes('postgres'))('lock rows on PostgreSQL', () => {
   let store: Store;
   let cleanup: () => Promise<void>;
@@ -49,21 +72,7 @@ describe.skipIf(!storeKinds().includes('postgres'))('lock rows on PostgreSQL', (
   it('keeps one transaction at a time on a name while its row is pruned', async () => {
     await store.withLock('fingerprint:k', async () => undefined); // the row exists, committed
     const order: string[] = [];
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => {
-      holding = resolve;
-    });
-    const first = store.withLock('fingerprint:k', async () => {
-      order.push('first in');
-      holding();
-      await gate;
-      order.push('first out');
-    });
-    await held;
+    const first = await holdLock(store, 'fingerprint:k', order);
     let pruned = false;
     const prune = pruneLockRows(store.db, Date.now() + 60_000).then((count) => {
       pruned = true;
@@ -75,9 +84,9 @@ describe.skipIf(!storeKinds().includes('postgres'))('lock rows on PostgreSQL', (
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const whileHeld = { pruned, order: [...order] };
-    open();
+    first.release();
     expect(whileHeld).toEqual({ pruned: false, order: ['first in'] });
-    await Promise.all([first, second]);
+    await Promise.all([first.done, second]);
     expect(await prune).toBeGreaterThanOrEqual(1);
     expect(order.indexOf('first out')).toBeLessThan(order.indexOf('second in'));
     expect(order.indexOf('first out')).toBeLessThan(order.indexOf('pruned'));
@@ -105,19 +114,7 @@ describe.skipIf(!storeKinds().includes('postgres'))('lock rows on PostgreSQL', (
   });
 
   it('rolls back a begin whose lock wait is cancelled, so its connection is clean again', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let holding!: () => void;
-    const held = new Promise<void>((resolve) => {
-      holding = resolve;
-    });
-    const first = store.withLock('fingerprint:cancel', async () => {
-      holding();
-      await gate;
-    });
-    await held;
+    const first = await holdLock(store, 'fingerprint:cancel');
     const waiting = store.withLock('fingerprint:cancel', async () => 'ran');
     let cancelled = 0;
     for (let attempt = 0; attempt < 100 && cancelled === 0; attempt++) {
@@ -130,8 +127,8 @@ describe.skipIf(!storeKinds().includes('postgres'))('lock rows on PostgreSQL', (
     }
     expect(cancelled).toBe(1);
     await expect(waiting).rejects.toThrow(/cancel/);
-    release();
-    await first;
+    first.release();
+    await first.done;
     // Every pooled connection answers outside a transaction: none was left aborted.
     const states = await Promise.all(
       Array.from({ length: 30 }, async () => {
