@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { beginLockingText } from '../../src/adapters/postgres/locking-transactions.js';
 import { pruneLockRows } from '../../src/adapters/sql/sql-support.js';
-import type { Store } from '../../src/ports/store.js';
+import type { Db, Store } from '../../src/ports/store.js';
 import { makeStore, storeKinds } from '../helpers/backends.js';
 
 describe('the query that begins a locked transaction on PostgreSQL', () => {
@@ -100,6 +100,21 @@ describe.skipIf(!storeKinds().includes('postgres'))('lock rows on PostgreSQL', (
     await store.withLock(odd, async () => undefined);
     // Sorted here, not by the database's collation (which may ignore punctuation).
     expect((await names()).sort()).toEqual([...odd].sort());
+  });
+
+  it('refuses, as a Kysely transaction does, to begin a transaction inside the locked one', async () => {
+    const order: string[] = [];
+    await expect(
+      store.withLock('fingerprint:inner', async (tx) => {
+        await sql`insert into mutexes (name, touched_at) values ('written-inside', 1)`.execute(tx);
+        order.push('wrote');
+        expect(tx.isTransaction).toBe(true);
+        await (tx as unknown as Db).transaction().execute(async () => undefined);
+      }),
+    ).rejects.toThrow('withLock: calling transaction inside a locked transaction is not supported');
+    expect(order).toEqual(['wrote']);
+    // Rolled back as a whole: nothing the work wrote was committed by a nested commit.
+    expect(await names()).not.toContain('written-inside');
   });
 
   it('runs a transaction begun inside the work without taking the locks again', async () => {

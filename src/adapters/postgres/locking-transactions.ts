@@ -2,6 +2,32 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db, Tx } from '../../ports/store.js';
 
+/** What Kysely's Transaction refuses, and so must a transaction begun here. */
+const REFUSED = new Set<PropertyKey>(['transaction', 'startTransaction', 'connection', 'destroy']);
+
+/**
+ * The connection's Kysely as the work's transaction: it runs every query on this one
+ * connection, as a Transaction does, and like one it refuses to begin another transaction
+ * (on this connection that would commit the locked one early) or to hand out connections.
+ */
+function asTransaction(connection: Db): Tx {
+  return new Proxy(connection, {
+    get(target, key) {
+      if (key === 'isTransaction') return true;
+      if (REFUSED.has(key)) {
+        return () => {
+          throw new Error(
+            `withLock: calling ${String(key)} inside a locked transaction is not supported`,
+          );
+        };
+      }
+      const value = Reflect.get(target, key, target);
+      // Kysely keeps its state in private fields: its methods must see the real object.
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as unknown as Tx;
+}
+
 /**
  * `begin` and the upsert of the transaction's lock rows as one simple-protocol query: one
  * round trip instead of two, and every round trip costs the service a socket write and a
@@ -40,9 +66,7 @@ export async function lockingTransaction<T>(
   return db.connection().execute(async (connection) => {
     try {
       await sql.raw(begin).execute(connection);
-      // The connection's Kysely runs every query on this one connection, as a Transaction
-      // does; the work only builds and runs queries.
-      const result = await work(connection as unknown as Tx);
+      const result = await work(asTransaction(connection));
       await sql.raw('commit').execute(connection);
       return result;
     } catch (error) {
