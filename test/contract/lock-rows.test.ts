@@ -1,8 +1,9 @@
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { beginLockingText } from '../../src/adapters/postgres/locking-transactions.js';
 import { pruneLockRows } from '../../src/adapters/sql/sql-support.js';
-import type { Db, Store } from '../../src/ports/store.js';
+import type { Db, Store, Tx } from '../../src/ports/store.js';
 import { makeStore, storeKinds } from '../helpers/backends.js';
 
 describe('the query that begins a locked transaction on PostgreSQL', () => {
@@ -40,7 +41,8 @@ async function holdLock(store: Store, name: string, trace: string[] = []) {
     await gate;
     trace.push('first out');
   });
-  await held;
+  // A lock that fails before the work starts rejects here instead of never being held.
+  await Promise.race([held, done]);
   return { release, done };
 }
 
@@ -102,48 +104,60 @@ describe.skipIf(!storeKinds().includes('postgres'))('lock rows on PostgreSQL', (
     expect((await names()).sort()).toEqual([...odd].sort());
   });
 
-  it('refuses, as a Kysely transaction does, to begin a transaction inside the locked one', async () => {
-    const order: string[] = [];
-    await expect(
-      store.withLock('fingerprint:inner', async (tx) => {
-        await sql`insert into mutexes (name, touched_at) values ('written-inside', 1)`.execute(tx);
-        order.push('wrote');
-        expect(tx.isTransaction).toBe(true);
-        await (tx as unknown as Db).transaction().execute(async () => undefined);
-      }),
-    ).rejects.toThrow('withLock: calling transaction inside a locked transaction is not supported');
-    expect(order).toEqual(['wrote']);
-    // Rolled back as a whole: nothing the work wrote was committed by a nested commit.
-    expect(await names()).not.toContain('written-inside');
-  });
+  it.each([
+    ['transaction', (tx: Tx) => (tx as unknown as Db).transaction().execute(async () => undefined)],
+    ['connection', (tx: Tx) => (tx as unknown as Db).connection().execute(async () => undefined)],
+    ['startTransaction', (tx: Tx) => tx.startTransaction().execute()],
+    [
+      'a transaction of a derived instance',
+      (tx: Tx) => (tx.withSchema('public') as unknown as Db).transaction().execute(async () => 1),
+    ],
+  ])(
+    'refuses %s inside the locked transaction, and commits nothing of the work',
+    async (_, nest) => {
+      const written = `written-inside-${crypto.randomUUID()}`;
+      await expect(
+        store.withLock('fingerprint:inner', async (tx) => {
+          expect(tx.isTransaction).toBe(true);
+          await sql`insert into mutexes (name, touched_at) values (${written}, 1)`.execute(tx);
+          await nest(tx);
+        }),
+      ).rejects.toThrow(/not supported/);
+      // A nested commit on this connection would have committed the row: all was rolled back.
+      expect(await names()).not.toContain(written);
+    },
+  );
 
-  it('runs a transaction begun inside the work without taking the locks again', async () => {
-    const inner = await store.withLock('fingerprint:nested', () =>
-      store.db
-        .transaction()
-        .execute(
-          async (tx) => (await sql<{ one: number }>`select 1 as one`.execute(tx)).rows[0]?.one,
-        ),
-    );
-    expect(inner).toBe(1);
+  it('fails a query the work left running once its transaction has ended', async () => {
+    let late!: () => Promise<unknown>;
+    await store.withLock('fingerprint:late', async (tx) => {
+      late = () => tx.selectFrom('mutexes').select('name').execute();
+      expect(await late()).toEqual(expect.any(Array));
+    });
+    await expect(late()).rejects.toThrow('withLock: a query ran after its transaction ended');
   });
 
   it('rolls back a begin whose lock wait is cancelled, so its connection is clean again', async () => {
-    const first = await holdLock(store, 'fingerprint:cancel');
-    const waiting = store.withLock('fingerprint:cancel', async () => 'ran');
-    let cancelled = 0;
-    for (let attempt = 0; attempt < 100 && cancelled === 0; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const { rows } = await sql<{ cancelled: boolean }>`
-        select pg_cancel_backend(pid) as cancelled from pg_stat_activity
-        where wait_event_type = 'Lock' and query like 'begin; insert into "mutexes"%'
-          and query like '%fingerprint:cancel%'`.execute(store.db);
-      cancelled = rows.filter((row) => row.cancelled).length;
+    // Unique, so a run beside this one on the same server cancels nothing of ours.
+    const name = `fingerprint:cancel:${crypto.randomUUID()}`;
+    const first = await holdLock(store, name);
+    try {
+      const waiting = store.withLock(name, async () => 'ran');
+      let cancelled = 0;
+      for (let attempt = 0; attempt < 100 && cancelled === 0; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const { rows } = await sql<{ cancelled: boolean }>`
+          select pg_cancel_backend(pid) as cancelled from pg_stat_activity
+          where wait_event_type = 'Lock' and query like 'begin; insert into "mutexes"%'
+            and strpos(query, ${name}) > 0`.execute(store.db);
+        cancelled = rows.filter((row) => row.cancelled).length;
+      }
+      expect(cancelled).toBe(1);
+      await expect(waiting).rejects.toThrow(/cancel/);
+    } finally {
+      first.release();
+      await first.done;
     }
-    expect(cancelled).toBe(1);
-    await expect(waiting).rejects.toThrow(/cancel/);
-    first.release();
-    await first.done;
     // Every pooled connection answers outside a transaction: none was left aborted.
     const states = await Promise.all(
       Array.from({ length: 30 }, async () => {

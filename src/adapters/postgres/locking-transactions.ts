@@ -1,32 +1,6 @@
-import { sql } from 'kysely';
+import { type Dialect, type Driver, sql, Transaction } from 'kysely';
 import pg from 'pg';
-import type { Db, Tx } from '../../ports/store.js';
-
-/** What Kysely's Transaction refuses, and so must a transaction begun here. */
-const REFUSED = new Set<PropertyKey>(['transaction', 'startTransaction', 'connection', 'destroy']);
-
-/**
- * The connection's Kysely as the work's transaction: it runs every query on this one
- * connection, as a Transaction does, and like one it refuses to begin another transaction
- * (on this connection that would commit the locked one early) or to hand out connections.
- */
-function asTransaction(connection: Db): Tx {
-  return new Proxy(connection, {
-    get(target, key) {
-      if (key === 'isTransaction') return true;
-      if (REFUSED.has(key)) {
-        return () => {
-          throw new Error(
-            `withLock: calling ${String(key)} inside a locked transaction is not supported`,
-          );
-        };
-      }
-      const value = Reflect.get(target, key, target);
-      // Kysely keeps its state in private fields: its methods must see the real object.
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  }) as unknown as Tx;
-}
+import type { Db, Tables, Tx } from '../../ports/store.js';
 
 /**
  * `begin` and the upsert of the transaction's lock rows as one simple-protocol query: one
@@ -50,26 +24,60 @@ export function beginLockingText(names: readonly string[], now: number): string 
   return `begin; insert into "mutexes" ("name", "touched_at") values ${rows} on conflict ("name") do update set "touched_at" = excluded."touched_at"`;
 }
 
+const refuse = (what: string) => () =>
+  Promise.reject(new Error(`withLock: ${what} inside a locked transaction is not supported`));
+
+/** The work's transaction never begins, ends or takes a connection of its own. */
+const REFUSING_DRIVER: Driver = {
+  init: async () => undefined,
+  acquireConnection: refuse('taking a connection'),
+  beginTransaction: refuse('beginning a transaction'),
+  commitTransaction: refuse('committing'),
+  rollbackTransaction: refuse('rolling back'),
+  releaseConnection: async () => undefined,
+  destroy: refuse('destroying the database'),
+};
+
 /**
  * One transaction holding the named locks from its first statement, on one pooled
  * connection. Begun, committed and rolled back here rather than by Kysely's transaction
- * builder, which has no way to send the locks with its `begin`. Any failure after the
- * first query was sent rolls back, so the connection never returns to the pool inside a
- * transaction (a lock wait cancelled after `begin` ran included).
+ * builder, which has no way to send the locks with its `begin`. The work gets a Kysely
+ * `Transaction` on that connection, which refuses to begin another transaction or take
+ * a connection as Kysely's own does, and whose queries fail once the transaction has
+ * ended (a query left running would otherwise land in the next borrower's transaction).
+ * Any failure after the first query was sent rolls back, so the connection never returns
+ * to the pool inside a transaction (a lock wait cancelled after `begin` ran included).
  */
 export async function lockingTransaction<T>(
   db: Db,
+  dialect: Dialect,
   names: string | readonly string[],
   work: (tx: Tx) => Promise<T>,
 ): Promise<T> {
   const begin = beginLockingText(typeof names === 'string' ? [names] : names, Date.now());
   return db.connection().execute(async (connection) => {
+    let open = true;
+    const onConnection = connection.getExecutor();
+    const executor = onConnection.withConnectionProvider({
+      provideConnection: (consumer) =>
+        open
+          ? onConnection.provideConnection(consumer)
+          : Promise.reject(new Error('withLock: a query ran after its transaction ended')),
+    });
+    const tx = new Transaction<Tables>({
+      config: { dialect },
+      dialect,
+      driver: REFUSING_DRIVER,
+      executor,
+    });
     try {
       await sql.raw(begin).execute(connection);
-      const result = await work(asTransaction(connection));
+      const result = await work(tx);
+      open = false;
       await sql.raw('commit').execute(connection);
       return result;
     } catch (error) {
+      open = false;
       await sql
         .raw('rollback')
         .execute(connection)

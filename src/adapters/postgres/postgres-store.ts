@@ -70,7 +70,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   // waiting between its queries gets the same error with no listener at all; its next query
   // fails ("not queryable"), which the caller sees, and the pool discards it on release.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const dialect = new PostgresDialect({ pool });
+  const db = new Kysely<Tables>({ dialect });
   await runMigrations(db, 'postgres', schema);
   const wakeups = createPgWakeups({ url: options.url, schema }, (error) =>
     options.onIdleConnectionError?.(error),
@@ -85,7 +86,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   return {
     dialect: 'postgres',
     db,
-    withLock: (name, work) => lockingTransaction(db, name, work),
+    withLock: (name, work) => lockingTransaction(db, dialect, name, work),
     async ping() {
       await sql`select 1`.execute(db);
     },
