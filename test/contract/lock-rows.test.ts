@@ -128,7 +128,7 @@ describe.skipIf(!storeKinds().includes('postgres'))('lock rows on PostgreSQL', (
     },
   );
 
-  it('fails a query the work left running once its transaction has ended', async () => {
+  it('fails a query the work starts after its transaction has ended', async () => {
     let late!: () => Promise<unknown>;
     await store.withLock('fingerprint:late', async (tx) => {
       late = () => tx.selectFrom('mutexes').select('name').execute();

@@ -43,8 +43,8 @@ const REFUSING_DRIVER: Driver = {
  * connection. Begun, committed and rolled back here rather than by Kysely's transaction
  * builder, which has no way to send the locks with its `begin`. The work gets a Kysely
  * `Transaction` on that connection, which refuses to begin another transaction or take
- * a connection as Kysely's own does, and whose queries fail once the transaction has
- * ended (a query left running would otherwise land in the next borrower's transaction).
+ * a connection as Kysely's own does, and whose queries fail when started after the
+ * transaction ended (they would otherwise land in the next borrower's transaction).
  * Any failure after the first query was sent rolls back, so the connection never returns
  * to the pool inside a transaction (a lock wait cancelled after `begin` ran included).
  */
@@ -57,12 +57,16 @@ export async function lockingTransaction<T>(
   const begin = beginLockingText(typeof names === 'string' ? [names] : names, Date.now());
   return db.connection().execute(async (connection) => {
     let open = true;
+    const ended = () =>
+      Promise.reject(new Error('withLock: a query ran after its transaction ended'));
     const onConnection = connection.getExecutor();
+    // Checked when a query asks for the connection and again when it gets it: a query
+    // queued behind the work's last one must not run after the commit.
     const executor = onConnection.withConnectionProvider({
       provideConnection: (consumer) =>
         open
-          ? onConnection.provideConnection(consumer)
-          : Promise.reject(new Error('withLock: a query ran after its transaction ended')),
+          ? onConnection.provideConnection((held) => (open ? consumer(held) : ended()))
+          : ended(),
     });
     const tx = new Transaction<Tables>({
       config: { dialect },
