@@ -1,3 +1,4 @@
+import type { Store } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { createFollowUpRelay } from '../escalation/incident-followup.js';
 import { publishEvent } from '../events/feed-events.js';
@@ -148,12 +149,7 @@ export function createAlertIntake(
       // once), even after its silence ended: it records nothing more. One handled before in
       // any other way is replayed by the converger, even under a silence that began since.
       const entryId = options.signalEntryId;
-      const before =
-        entryId === undefined
-          ? null
-          : options.signalOutcomeBefore !== undefined
-            ? options.signalOutcomeBefore
-            : ((await signalOutcomesOf(store.db, [entryId]))[0]?.outcome ?? null);
+      const before = await signalOutcomeBefore(store, options);
       const mutedBefore = before === 'silenced';
       const handledBefore = before !== null && !mutedBefore;
       if (!handledBefore && (silenceId !== undefined || mutedBefore)) {
@@ -229,4 +225,16 @@ export function createAlertIntake(
       return result;
     },
   };
+}
+
+/** How a signal entry was handled before (`null`: never, or not a signal). */
+async function signalOutcomeBefore(
+  store: Store,
+  options: { signalEntryId?: string; signalOutcomeBefore?: string | null },
+): Promise<string | null> {
+  if (options.signalEntryId === undefined) return null;
+  // Given by a consumer that looked its whole batch up at once.
+  if (options.signalOutcomeBefore !== undefined) return options.signalOutcomeBefore;
+  const [row] = await signalOutcomesOf(store.db, [options.signalEntryId]);
+  return row?.outcome ?? null;
 }
