@@ -5,6 +5,7 @@ import type { ComparisonOutcome, LatencyOutcome } from './lib/compare.js';
 import type { LoadSettings } from './lib/load.js';
 import type { RunOutcome } from './lib/run-spec.js';
 import { REPO_ROOT } from './lib/service.js';
+import { type StatementTimes, statementTable } from './lib/statement-times.js';
 import type { StormVerdict } from './runs/storm-runs.js';
 
 export interface BenchReport {
@@ -182,8 +183,21 @@ export function printReport(report: BenchReport): void {
         new Set([1, 2]),
       ),
     );
+    if (p.statements) printStatements(p.statements);
   }
   if (report.notes.length > 0) console.log(`\n${report.notes.join('\n')}`);
+}
+
+/** What the profiled service's SQL cost it: per request when the count is known. */
+function printStatements(times: StatementTimes): void {
+  const scope = times.requests ? `${times.requests} requests` : 'whole process';
+  const cost =
+    times.totalBytes > 0
+      ? `${(times.totalBytes / 1e6).toFixed(1)} MB sent to PostgreSQL`
+      : `${times.totalMs.toFixed(0)} ms running on SQLite`;
+  console.log(`\nSQL statements (${scope}): ${times.totalCalls} calls, ${cost}`);
+  const { header, rows } = statementTable(times);
+  console.log(table(header, rows, new Set([1, 2, 3])));
 }
 
 export async function writeReport(report: BenchReport, file: string): Promise<void> {

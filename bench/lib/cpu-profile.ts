@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { StatementTimes } from './statement-times.js';
 
 interface ProfileNode {
   id: number;
@@ -40,6 +41,8 @@ export interface CpuProfileSummary {
   topFunctions: SelfTime[];
   /** Self time grouped by package (node_modules), service file, or Node internals. */
   byModule: SelfTime[];
+  /** The SQL the service ran over its whole life (`statement-times.cjs`), when it wrote it. */
+  statements?: StatementTimes;
 }
 
 function moduleOf(url: string, functionName: string): string {

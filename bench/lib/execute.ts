@@ -7,6 +7,7 @@ import {
 import { type LoadResult, type LoadSettings, measureLoad, sendSample } from './load.js';
 import { type CpuProbe, startCpuWindow } from './proc-cpu.js';
 import type { RunOutcome, RunSpec } from './run-spec.js';
+import { readStatementTimes } from './statement-times.js';
 import type { Target } from './target.js';
 
 const SAMPLE_SHOWN = 300;
@@ -91,8 +92,16 @@ export async function executeRun(
   }
   if (target && spec.cpuProfileDir) {
     const file = await findCpuProfile(spec.cpuProfileDir, target.child.pid);
-    if (file) outcome.profile = await summarizeCpuProfile(file, measuredWindow);
-    else outcome.notes.push(`no CPU profile found in ${spec.cpuProfileDir}`);
+    if (file) {
+      outcome.profile = await summarizeCpuProfile(file, measuredWindow);
+      // The sample, the warm-up and the measured load: the whole life the preload counted.
+      const requests = (outcome.warmup?.completed ?? 0) + (outcome.result?.completed ?? 0) + 1;
+      outcome.profile.statements = await readStatementTimes(
+        spec.cpuProfileDir,
+        target.child.pid,
+        requests,
+      );
+    } else outcome.notes.push(`no CPU profile found in ${spec.cpuProfileDir}`);
   }
   for (const note of outcome.notes) console.log(`  ${note}`);
   return outcome;

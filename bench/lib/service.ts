@@ -19,7 +19,10 @@ export interface ServiceOptions {
   /** Fresh per run: DATA_DIR and the process's working directory. */
   workDir: string;
   secret: string;
-  /** When set, the service runs with `--cpu-prof` and writes its profile here on exit. */
+  /**
+   * When set, the service runs with `--cpu-prof` and writes its profile here on exit, with
+   * its SQL statements counted and timed beside it (`statement-times.cjs`).
+   */
   cpuProfileDir?: string;
   /** Extra variables for this run (e.g. ANALYZER=openai for the SSE fan-out). */
   env?: Record<string, string>;
@@ -43,6 +46,8 @@ export function buildService(): void {
     `\n!!! npm run build exited with ${result.status}; benchmarking the JavaScript it emitted anyway.\n`,
   );
 }
+
+const STATEMENT_TIMES = path.join(REPO_ROOT, 'bench/lib/statement-times.cjs');
 
 const UNUSED_CREDENTIAL = 'bench-credential-nobody-sends-0123456789';
 
@@ -73,6 +78,7 @@ function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
     env.REDIS_URL = options.mode.redisUrl;
     env.REDIS_KEY_PREFIX = options.mode.redisKeyPrefix;
   }
+  if (options.cpuProfileDir) env.STATEMENT_TIMES_DIR = options.cpuProfileDir;
   Object.assign(env, options.env);
   return env;
 }
@@ -81,7 +87,7 @@ function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
 export async function startService(options: ServiceOptions): Promise<Target> {
   const port = await freePort();
   const profileArgs = options.cpuProfileDir
-    ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]
+    ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`, '--require', STATEMENT_TIMES]
     : [];
   const child = startProcess({
     name: 'service',

@@ -6,6 +6,7 @@ import type { LoadSettings } from './load.js';
 import type { CpuProbe } from './proc-cpu.js';
 import type { RunOutcome } from './run-spec.js';
 import { type StoreMode, startService } from './service.js';
+import { readStatementTimes } from './statement-times.js';
 import type { Target } from './target.js';
 
 export type ModeKey = 'embedded' | 'distributed';
@@ -83,8 +84,10 @@ export async function withOwnService<O extends RunOutcome>(
   const profileDir = ctx.cpuProfileDir(spec.id);
   if (target && profileDir) {
     const file = await findCpuProfile(profileDir, target.child.pid);
-    if (file) outcome.profile = await summarizeCpuProfile(file);
-    else outcome.notes.push(`no CPU profile found in ${profileDir}`);
+    if (file) {
+      outcome.profile = await summarizeCpuProfile(file);
+      outcome.profile.statements = await readStatementTimes(profileDir, target.child.pid);
+    } else outcome.notes.push(`no CPU profile found in ${profileDir}`);
   }
   for (const note of outcome.notes) console.log(`  ${note}`);
   return outcome;
