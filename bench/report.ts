@@ -197,7 +197,7 @@ function printStatements(times: StatementTimes): void {
       : `${times.totalMs.toFixed(0)} ms running on SQLite`;
   console.log(`\nSQL statements (${scope}): ${times.totalCalls} calls, ${cost}`);
   const { header, rows } = statementTable(times);
-  console.log(table(header, rows, new Set([1, 2, 3])));
+  console.log(table(header, rows, new Set([1, 2])));
 }
 
 export async function writeReport(report: BenchReport, file: string): Promise<void> {

@@ -5,36 +5,62 @@
  *
  * - SQLite (better-sqlite3): the time each statement takes to run, on the service's thread.
  *   Commits are statements too, so their share shows.
- * - PostgreSQL (pg): the calls and the bytes sent (query text and parameters). The time a
- *   query takes there is a round trip, not the service's CPU, so it is not counted.
+ * - PostgreSQL (pg): the calls and about the bytes sent (query text and parameters in text
+ *   form). The time a query takes there is a round trip, not the service's CPU: not counted.
  *
  * Plain CommonJS so that Node loads it before the service, with nothing compiled.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 
-const dir = process.env.STATEMENT_TIMES_DIR;
+const { isMainThread } = require('node:worker_threads');
+
+// Worker threads inherit `--require` and share the pid: only the service's own thread counts.
+const dir = isMainThread ? process.env.STATEMENT_TIMES_DIR : undefined;
 const counts = new Map();
 
-/** Multi-row inserts differ only in their row count: one line for all of them. */
+/**
+ * One line per statement shape: PostgreSQL's numbered placeholders, literals written into the
+ * text (lock names, times) and numbers become `?`, so multi-row inserts and `in (…)` lists of
+ * any length, and what follows them, read the same on both dialects.
+ */
 function shapeOf(text) {
   return text
-    .replace(
-      /\((?:\$\d+|\?)(?:, (?:\$\d+|\?))*\)(?:, \((?:\$\d+|\?)(?:, (?:\$\d+|\?))*\))+/g,
-      '(…rows)',
-    )
-    .replace(/in \((?:\$\d+|\?)(?:, (?:\$\d+|\?))*\)/g, 'in (…)')
     .replace(/\s+/g, ' ')
+    .replace(/\$\d+/g, '?')
+    .replace(/E?'(?:[^']|'')*'/g, '?')
+    .replace(/\b\d+\b/g, '?')
+    .replace(/\(\?(?:, \?)*\)(?:, \(\?(?:, \?)*\))+/g, '(…rows)')
+    .replace(/in \(\?(?:, \?)*\)/g, 'in (…)')
     .trim();
 }
 
+/** About what pg sends for a parameter: its text form's bytes. */
+function bytesOf(value) {
+  if (value === null || value === undefined) return 0;
+  if (Buffer.isBuffer(value)) return value.length;
+  try {
+    return Buffer.byteLength(typeof value === 'string' ? value : String(JSON.stringify(value)));
+  } catch {
+    return 0;
+  }
+}
+
+/** Texts seen lately, so the same text is not taken apart by the regexes at every query. */
+const byText = new Map();
+const TEXTS_KEPT = 2000;
+
 function countOf(text) {
+  let entry = byText.get(text);
+  if (entry) return entry;
   const shape = shapeOf(text);
-  let entry = counts.get(shape);
+  entry = counts.get(shape);
   if (!entry) {
     entry = { calls: 0, ns: 0n, bytes: 0 };
     counts.set(shape, entry);
   }
+  if (byText.size >= TEXTS_KEPT) byText.clear();
+  byText.set(text, entry);
   return entry;
 }
 
@@ -46,7 +72,7 @@ function tryRequire(name) {
   }
 }
 
-const Sqlite = tryRequire('better-sqlite3');
+const Sqlite = dir ? tryRequire('better-sqlite3') : undefined;
 if (Sqlite) {
   const prepare = Sqlite.prototype.prepare;
   Sqlite.prototype.prepare = function timedPrepare(text, ...rest) {
@@ -68,7 +94,7 @@ if (Sqlite) {
   };
 }
 
-const pg = tryRequire('pg');
+const pg = dir ? tryRequire('pg') : undefined;
 if (pg) {
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function countedQuery(config, values, ...rest) {
@@ -77,8 +103,8 @@ if (pg) {
       const entry = countOf(text);
       const params = Array.isArray(values) ? values : config?.values;
       entry.calls += 1;
-      entry.bytes +=
-        Buffer.byteLength(text) + (params ? Buffer.byteLength(JSON.stringify(params)) : 0);
+      entry.bytes += Buffer.byteLength(text);
+      if (params) for (const value of params) entry.bytes += bytesOf(value);
     }
     return query.call(this, config, values, ...rest);
   };

@@ -29,9 +29,13 @@ export async function readStatementTimes(
   requests?: number,
 ): Promise<StatementTimes | undefined> {
   const file = path.join(dir, `statements.${pid}.json`);
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  const all = JSON.parse(text) as StatementTime[];
+  let all: StatementTime[];
+  try {
+    all = JSON.parse(await readFile(file, 'utf8')) as StatementTime[];
+  } catch {
+    // Not written (killed before its exit handler), or cut short: the profile stands alone.
+    return undefined;
+  }
   all.sort((a, b) => b.ms - a.ms || b.bytes - a.bytes || b.calls - a.calls);
   return {
     requests,
@@ -42,17 +46,25 @@ export async function readStatementTimes(
   };
 }
 
-/** The table's header and rows: per request (µs) when the request count is known, else totals (ms). */
+/**
+ * The table's header and rows: per request (µs) when the request count is known, else totals
+ * (ms). SQLite's statements have a time and PostgreSQL's a size, so only that column shows.
+ */
 export function statementTable(times: StatementTimes): { header: string[]; rows: string[][] } {
   const { requests } = times;
-  const header = requests
-    ? ['statement', 'calls/req', 'µs/req', 'bytes sent/req']
-    : ['statement', 'calls', 'ms', 'bytes sent'];
-  const rows = times.top.map((s) => [
-    s.text.length > 90 ? `${s.text.slice(0, 89)}…` : s.text,
-    requests ? (s.calls / requests).toFixed(3) : String(s.calls),
-    requests ? ((s.ms * 1000) / requests).toFixed(2) : s.ms.toFixed(0),
-    requests ? (s.bytes / requests).toFixed(0) : String(s.bytes),
-  ]);
+  const onPostgres = times.totalBytes > 0;
+  const header = [
+    'statement',
+    requests ? 'calls/req' : 'calls',
+    onPostgres ? `bytes sent${requests ? '/req' : ''}` : requests ? 'µs/req' : 'ms',
+  ];
+  const rows = times.top.map((s) => {
+    const cost = onPostgres ? s.bytes : requests ? s.ms * 1000 : s.ms;
+    return [
+      s.text.length > 110 ? `${s.text.slice(0, 60)} … ${s.text.slice(-45)}` : s.text,
+      requests ? (s.calls / requests).toFixed(3) : String(s.calls),
+      requests ? (cost / requests).toFixed(onPostgres ? 0 : 2) : cost.toFixed(0),
+    ];
+  });
   return { header, rows };
 }
