@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
 import { startWalCheckpointer } from '../../src/adapters/sqlite/wal-checkpointer.js';
@@ -60,4 +61,46 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     await expect(checkpointer!.close()).resolves.toBeUndefined();
   });
+
+  it('goes quiet while nothing is written, and the first write wakes it', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const file = path.join(dir, 'app.db');
+    const writer = new Database(file);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec('create table t (v text)');
+    // Every 50 ms, and every 10 s once a look finds nothing new.
+    const checkpointer = startWalCheckpointer(file, () => undefined, 50, 10_000);
+    try {
+      const quietBy = Date.now() + 5000;
+      while (!checkpointer.quiet && Date.now() < quietBy) await sleep(20);
+      expect(checkpointer.quiet).toBe(true);
+      const sizeAfterWrite = () => {
+        const insert = writer.prepare('insert into t (v) values (?)');
+        writer.transaction(() => {
+          for (let i = 0; i < 500; i++) insert.run('x'.repeat(4000));
+        })();
+        return fs.statSync(file).size;
+      };
+      // Not told: the pages stay in the WAL past the 50 ms pace.
+      const quiet = sizeAfterWrite();
+      await sleep(400);
+      expect(fs.statSync(file).size).toBe(quiet);
+      // Told: checkpointed at the usual pace again.
+      const woken = sizeAfterWrite();
+      checkpointer.written();
+      expect(checkpointer.quiet).toBe(false);
+      const deadline = Date.now() + 1000;
+      while (fs.statSync(file).size <= woken && Date.now() < deadline) await sleep(20);
+      expect(fs.statSync(file).size).toBeGreaterThan(woken + 1_000_000);
+    } finally {
+      await checkpointer.close();
+      writer.close();
+    }
+  });
 });
+
+function sleep(ms: number) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -11,7 +11,12 @@ import { startWalCheckpointer } from './wal-checkpointer.js';
  * most of ours, so prepared statements are kept by their SQL text (queries are
  * parameterized, so the set of texts is small).
  */
-function withStatementCache(connection: Database.Database, limit = 1000): SqliteDatabase {
+function withStatementCache(
+  connection: Database.Database,
+  /** Told before every statement that writes (the WAL checkpointer's wake-up). */
+  onWrite: () => void,
+  limit = 1000,
+): SqliteDatabase {
   const statements = new Map<string, Database.Statement>();
   return {
     close: () => connection.close(),
@@ -26,6 +31,7 @@ function withStatementCache(connection: Database.Database, limit = 1000): Sqlite
         if (statements.size >= limit) statements.delete(statements.keys().next().value as string);
       }
       statements.set(text, statement);
+      if (!statement.reader) onWrite();
       return statement;
     },
   };
@@ -83,7 +89,9 @@ export async function createSqliteStore(file: string): Promise<Store> {
   if (checkpointer) connection.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<Tables>({
     dialect: withWriterTransactions(
-      new SqliteDialect({ database: withStatementCache(connection) }),
+      new SqliteDialect({
+        database: withStatementCache(connection, () => checkpointer?.written()),
+      }),
       connection,
     ),
   });

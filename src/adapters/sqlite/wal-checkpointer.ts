@@ -11,11 +11,43 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
-const checkpoint = (mode) => { try { db.pragma('wal_checkpoint(' + mode + ')'); } catch {} };
-const timer = setInterval(() => checkpoint('PASSIVE'), workerData.everyMs);
+const asleep = new Int32Array(workerData.asleep);
+const checkpoint = (mode) => {
+  try {
+    return db.pragma('wal_checkpoint(' + mode + ')')[0];
+  } catch {
+    return undefined;
+  }
+};
+let delay = workerData.everyMs;
+let lastLog = -1;
+let timer;
+const schedule = () => {
+  timer = setTimeout(tick, delay);
+};
+const tick = () => {
+  const result = checkpoint('PASSIVE');
+  const log = result ? result.log : -1;
+  if (log === lastLog) {
+    // Nothing written since: look seldom, and have the writer wake this thread when it writes.
+    delay = workerData.idleMaxMs;
+    Atomics.store(asleep, 0, 1);
+  } else {
+    delay = workerData.everyMs;
+  }
+  lastLog = log;
+  schedule();
+};
+schedule();
 parentPort.on('message', (message) => {
+  if (message === 'wake') {
+    clearTimeout(timer);
+    delay = workerData.everyMs;
+    schedule();
+    return;
+  }
   if (message !== 'close') return;
-  clearInterval(timer);
+  clearTimeout(timer);
   checkpoint('TRUNCATE');
   db.close();
   parentPort.postMessage('closed');
@@ -23,6 +55,10 @@ parentPort.on('message', (message) => {
 `;
 
 export interface WalCheckpointer {
+  /** Told of every write: wakes a checkpointer that went quiet while nothing was written. */
+  written(): void;
+  /** Whether it went quiet: its last look found nothing written, and nothing woke it since. */
+  readonly quiet: boolean;
   close(): Promise<void>;
 }
 
@@ -31,17 +67,26 @@ export interface WalCheckpointer {
  * that crosses 1000 WAL pages copies them into the database and syncs it, on the thread
  * serving requests; that was near half the cost of a write-heavy request. The writer turns
  * `wal_autocheckpoint` off and this thread checkpoints every `everyMs` instead.
+ *
+ * Once a look finds nothing written since the last, it looks only every `idleMaxMs`: an idle
+ * service is not woken four times a second. The first write after that wakes it through a
+ * shared flag and one message, so a burst of writes is checkpointed at the usual pace; the
+ * slow look remains for writes of other processes on the file.
  */
 export function startWalCheckpointer(
   file: string,
   /** Called when the worker stops before close(): the writer must checkpoint again itself. */
   onFailure: (error: unknown) => void,
   everyMs = 250,
+  idleMaxMs = 4000,
 ): WalCheckpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  // Set by the worker when it goes quiet; the first write after that clears it and wakes it.
+  const asleepFlag = new SharedArrayBuffer(4);
+  const asleep = new Int32Array(asleepFlag);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, driver, everyMs },
+    workerData: { file, driver, everyMs, idleMaxMs, asleep: asleepFlag },
   });
   // Never keeps the process alive on its own; close() still waits for the last checkpoint.
   worker.unref();
@@ -59,6 +104,14 @@ export function startWalCheckpointer(
     });
   });
   return {
+    get quiet() {
+      return Atomics.load(asleep, 0) === 1;
+    },
+    written() {
+      if (Atomics.load(asleep, 0) === 0 || closing) return;
+      Atomics.store(asleep, 0, 0);
+      worker.postMessage('wake');
+    },
     close() {
       if (!closing) {
         closing = true;
