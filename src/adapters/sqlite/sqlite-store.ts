@@ -31,7 +31,9 @@ function withStatementCache(
         if (statements.size >= limit) statements.delete(statements.keys().next().value as string);
       }
       statements.set(text, statement);
-      if (!statement.reader) onWrite();
+      // A write: no rows back, or rows back from a write (`… returning`). A `commit` is
+      // read-only to SQLite but returns nothing, so it wakes too.
+      if (!statement.reader || !statement.readonly) onWrite();
       return statement;
     },
   };

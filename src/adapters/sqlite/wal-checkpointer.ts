@@ -26,13 +26,15 @@ const schedule = () => {
   timer = setTimeout(tick, delay);
 };
 const tick = () => {
+  // Raised before the look: a write that lands during it wakes this thread again.
+  Atomics.store(asleep, 0, 1);
   const result = checkpoint('PASSIVE');
   const log = result ? result.log : -1;
   if (log === lastLog) {
-    // Nothing written since: look seldom, and have the writer wake this thread when it writes.
+    // Nothing written since: look seldom; the writer's next write wakes this thread.
     delay = workerData.idleMaxMs;
-    Atomics.store(asleep, 0, 1);
   } else {
+    Atomics.store(asleep, 0, 0);
     delay = workerData.everyMs;
   }
   lastLog = log;
@@ -57,7 +59,10 @@ parentPort.on('message', (message) => {
 export interface WalCheckpointer {
   /** Told of every write: wakes a checkpointer that went quiet while nothing was written. */
   written(): void;
-  /** Whether it went quiet: its last look found nothing written, and nothing woke it since. */
+  /**
+   * Whether it went quiet: its last look found nothing written, and nothing woke it since
+   * (also true for a moment during each look). For tests and diagnostics.
+   */
   readonly quiet: boolean;
   close(): Promise<void>;
 }
@@ -108,9 +113,9 @@ export function startWalCheckpointer(
       return Atomics.load(asleep, 0) === 1;
     },
     written() {
-      if (Atomics.load(asleep, 0) === 0 || closing) return;
-      Atomics.store(asleep, 0, 0);
-      worker.postMessage('wake');
+      if (Atomics.load(asleep, 0) === 1 && !closing && Atomics.exchange(asleep, 0, 0) === 1) {
+        worker.postMessage('wake');
+      }
     },
     close() {
       if (!closing) {
