@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
@@ -34,7 +35,7 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
     }
     const deadline = Date.now() + 5000;
     while (fs.statSync(file).size < before + 4_000_000 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     expect(fs.statSync(file).size).toBeGreaterThan(before + 4_000_000);
     await store.close();
@@ -58,7 +59,7 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
     });
     await expect(failure).resolves.toBeInstanceOf(Error);
     // Closing after the worker is gone must not wait for an exit that already happened.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     await expect(checkpointer!.close()).resolves.toBeUndefined();
   });
 
@@ -102,7 +103,3 @@ describe('SQLite WAL checkpoints on a worker thread', () => {
     }
   });
 });
-
-function sleep(ms: number) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
