@@ -1,43 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { CompiledQuery, Kysely, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
 import type { Store, Tables } from '../../ports/store.js';
 import { errorCode, runMigrations } from '../sql/sql-support.js';
+import { withStatementCache } from './statement-cache.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
-
-/**
- * Kysely's SQLite driver prepares every statement again; preparing costs more than running
- * most of ours, so prepared statements are kept by their SQL text (queries are
- * parameterized, so the set of texts is small).
- */
-function withStatementCache(
-  connection: Database.Database,
-  /** Told before every statement that writes (the WAL checkpointer's wake-up). */
-  onWrite: () => void,
-  limit = 1000,
-): SqliteDatabase {
-  const statements = new Map<string, Database.Statement>();
-  return {
-    close: () => connection.close(),
-    prepare(text: string) {
-      let statement = statements.get(text);
-      if (statement) {
-        // Least recently used goes first: batch inserts of every size must not push out
-        // the statements every request runs.
-        statements.delete(text);
-      } else {
-        statement = connection.prepare(text);
-        if (statements.size >= limit) statements.delete(statements.keys().next().value as string);
-      }
-      statements.set(text, statement);
-      // A write: no rows back, or rows back from a write (`… returning`). A `commit` is
-      // read-only to SQLite but returns nothing, so it wakes too.
-      if (!statement.reader || !statement.readonly) onWrite();
-      return statement;
-    },
-  };
-}
 
 /**
  * Two changes to how Kysely's driver runs a transaction on this connection.

@@ -1,0 +1,86 @@
+import type Database from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+type Row = Record<string, unknown>;
+
+/**
+ * A row object made by code generated for one statement's column names. better-sqlite3 makes
+ * its row objects key by key through V8's API; a reader's rows are fetched as arrays instead
+ * and turned into objects by a literal of fixed shape: about half the time for a wide row
+ * (`select *` of twenty columns), never more for a narrow one.
+ */
+function rowMaker(names: readonly string[]): (values: unknown[]) => Row {
+  // Keys are JSON string literals, so no column name can be read as code. A repeated name
+  // keeps its last value and `__proto__` is no column, as in better-sqlite3's own objects.
+  const fields = names.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
+  return new Function('values', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Row;
+}
+
+/** One prepared reader whose rows are fetched raw and shaped by `rowMaker`. */
+function rawReader(statement: Database.Statement): SqliteStatement {
+  statement.raw(true);
+  let names = statement.columns().map((column) => column.name);
+  let makeRow = rowMaker(names);
+  const shaped = (values: unknown[]) => {
+    // Another process may change the schema: SQLite prepares the statement again and a
+    // `select *` then has other columns. A different count is the sign; read them again.
+    if (values.length !== names.length) {
+      names = statement.columns().map((column) => column.name);
+      makeRow = rowMaker(names);
+    }
+    return makeRow(values);
+  };
+  return {
+    reader: true,
+    all(parameters) {
+      const rows = statement.all(parameters) as unknown[][];
+      return rows.map(shaped);
+    },
+    run: (parameters) => statement.run(parameters),
+    *iterate(parameters) {
+      for (const values of statement.iterate(parameters)) yield shaped(values as unknown[]);
+    },
+  };
+}
+
+interface Cached {
+  facade: SqliteStatement;
+  /** Wakes the WAL checkpointer: a write (no rows back, or rows back from `… returning`). */
+  writes: boolean;
+}
+
+/**
+ * Kysely's SQLite driver prepares every statement again; preparing costs more than running
+ * most of ours, so prepared statements are kept by their SQL text (queries are
+ * parameterized, so the set of texts is small).
+ */
+export function withStatementCache(
+  connection: Database.Database,
+  /** Told before every statement that writes (the WAL checkpointer's wake-up). */
+  onWrite: () => void,
+  limit = 1000,
+): SqliteDatabase {
+  const statements = new Map<string, Cached>();
+  return {
+    close: () => connection.close(),
+    prepare(text: string) {
+      let cached = statements.get(text);
+      if (cached) {
+        // Least recently used goes first: batch inserts of every size must not push out
+        // the statements every request runs.
+        statements.delete(text);
+      } else {
+        const statement = connection.prepare(text);
+        cached = {
+          facade: statement.reader ? rawReader(statement) : statement,
+          // A `commit` is read-only to SQLite but returns nothing, so it wakes too.
+          writes: !statement.reader || !statement.readonly,
+        };
+        if (statements.size >= limit) statements.delete(statements.keys().next().value as string);
+      }
+      statements.set(text, cached);
+      if (cached.writes) onWrite();
+      return cached.facade;
+    },
+  };
+}
