@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { StreamEntry, StreamPort } from '../../ports/stream.js';
+import { createReclaimLooks } from '../../support/reclaim-looks.js';
 import { asRedisFailure, waitingConnection } from './redis-connections.js';
 import { BACKLOG, redisScript, TRIM } from './redis-stream-scripts.js';
 
@@ -22,6 +23,7 @@ export function createRedisStream(redis: Redis, prefix: string): StreamPort {
   const idle: Redis[] = [];
   const owned = new Set<Redis>();
   const appendsSinceTrim = new Map<string, number>();
+  const reclaimLooks = createReclaimLooks();
   let closed = false;
 
   function borrowBlocking(): Redis {
@@ -44,11 +46,13 @@ export function createRedisStream(redis: Redis, prefix: string): StreamPort {
   return {
     async append(stream, fields, maxLen) {
       assertOpen();
-      const flat = Object.entries(fields).flat();
+      const key = prefix + stream;
+      // A loop, not Object.entries().flat(): every signal request pays for this line.
+      const pairs: string[] = [];
+      for (const name in fields) pairs.push(name, fields[name]!);
       const limit = String(Math.max(0, Math.floor(maxLen)));
       // Appends come from requests: a Redis outage is reported as such, not in driver words.
-      const key = prefix + stream;
-      const id = await redis.xadd(key, '*', ...flat).catch((error: unknown) => {
+      const id = await redis.xadd(key, '*', ...pairs).catch((error: unknown) => {
         throw asRedisFailure(error);
       });
       if (id === null) throw new Error(`XADD to "${stream}" returned no id`);
@@ -92,18 +96,23 @@ export function createRedisStream(redis: Redis, prefix: string): StreamPort {
       const key = prefix + stream;
       const count = Math.max(1, Math.floor(options.count));
       const claimIdleMs = Math.max(0, Math.floor(options.claimIdleMs));
-      // Entries trimmed while pending come back in the third element and leave the PEL.
-      const claimed = (await redis.xautoclaim(
-        key,
-        group,
-        consumer,
-        claimIdleMs,
-        '0-0',
-        'COUNT',
-        count,
-      )) as [string, RawEntry[], string[]?];
-      const reclaimed = toEntries(claimed[1]);
-      if (reclaimed.length > 0) return reclaimed;
+      const now = Date.now();
+      if (reclaimLooks.due(stream, group, now, claimIdleMs)) {
+        // Entries trimmed while pending come back in the third element and leave the PEL.
+        const claimed = (await redis.xautoclaim(
+          key,
+          group,
+          consumer,
+          claimIdleMs,
+          '0-0',
+          'COUNT',
+          count,
+        )) as [string, RawEntry[], string[]?];
+        const reclaimed = toEntries(claimed[1]);
+        // A cursor other than 0-0: the scan stopped at COUNT and more may be stale.
+        reclaimLooks.looked(stream, group, now, claimed[0] !== '0-0');
+        if (reclaimed.length > 0) return reclaimed;
+      }
 
       const read = ['GROUP', group, consumer, 'COUNT', count];
       const blockMs = Math.floor(options.blockMs);

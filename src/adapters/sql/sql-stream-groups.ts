@@ -3,10 +3,8 @@ import type { Db, Store, Tx } from '../../ports/store.js';
 import type { ReadGroupOptions, StreamEntry } from '../../ports/stream.js';
 import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 import { inChunks } from '../../support/in-chunks.js';
+import { createReclaimLooks } from '../../support/reclaim-looks.js';
 import { compareId, type EntryId, groupCursor, toEntry } from './sql-stream-rows.js';
-
-/** Entries go stale only after claimIdleMs; looking for them more often than this is waste. */
-const reclaimLookEveryMs = 1000;
 
 const deliverable = builtOnce(
   (
@@ -80,8 +78,7 @@ const moveCursor = builtOnce(
 
 /** A consumer group's reads of the SQL stream: what is new for it, and what went stale. */
 export function createGroupReads(store: Store, clock: Clock) {
-  /** Per stream and group: when this instance last looked for entries gone stale. */
-  const lastReclaimLook = new Map<string, number>();
+  const reclaimLooks = createReclaimLooks();
 
   /** Lock-free look first, so idle blocked readers do not take SQLite's write lock per poll. */
   async function anythingToDeliver(stream: string, group: string, claimIdleMs: number) {
@@ -100,13 +97,9 @@ export function createGroupReads(store: Store, clock: Clock) {
       if (!cursor) throw new Error(`NOGROUP: stream "${stream}" has no consumer group "${group}"`);
       const now = Math.floor(clock.now());
       const count = Math.max(1, Math.floor(options.count));
-      const groupKey = `${stream}\u0000${group}`;
-      const sinceLook = now - (lastReclaimLook.get(groupKey) ?? Number.NEGATIVE_INFINITY);
-      if (sinceLook >= Math.min(reclaimLookEveryMs, options.claimIdleMs)) {
+      if (reclaimLooks.due(stream, group, now, options.claimIdleMs)) {
         const reclaimed = await reclaimStale(tx, stream, group, consumer, now, count, options);
-        // A full batch may leave more stale entries behind: look again on the next read.
-        if (reclaimed.length < count) lastReclaimLook.set(groupKey, now);
-        else lastReclaimLook.delete(groupKey);
+        reclaimLooks.looked(stream, group, now, reclaimed.length >= count);
         if (reclaimed.length > 0) return reclaimed;
       }
 
