@@ -2,6 +2,11 @@
 export interface StreamEntry {
   id: string;
   fields: Record<string, string>;
+  /**
+   * Set by a group read on an entry delivered to the group before (claimed back from a
+   * consumer that did not acknowledge it): only such an entry may have been handled already.
+   */
+  redelivered?: true;
 }
 
 export interface RangeOptions {

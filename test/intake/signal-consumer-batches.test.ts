@@ -1,7 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { createAlertIntake } from '../../src/features/intake/alert-intake.js';
-import { startSignalConsumer } from '../../src/features/intake/signal-consumer.js';
+import {
+  ensureSignalGroup,
+  SIGNAL_CONSUMER_GROUP,
+  startSignalConsumer,
+} from '../../src/features/intake/signal-consumer.js';
 import { recordSignalOutcomesOnce } from '../../src/features/intake/signal-outcome-records.js';
+import { SIGNALS_STREAM } from '../../src/features/intake/signal-schema.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -64,11 +70,21 @@ describe.each(backends())('signal consumer batches on %s', (backend) => {
     const { services } = app;
     // Handled and muted by an earlier delivery that stopped before its acknowledgement.
     const muted = await sendSignal(app, 'redelivered', 'muted-one');
+    await ensureSignalGroup(services);
+    const taken = await services.stream.readGroup(SIGNALS_STREAM, SIGNAL_CONSUMER_GROUP, 'gone', {
+      count: 1,
+      blockMs: 0,
+      claimIdleMs: 60_000,
+    });
+    expect(taken.map((entry) => entry.id)).toEqual([muted]);
     await recordSignalOutcomesOnce(services.store.db, [
       { entry_id: muted, outcome: 'silenced', incident_id: null, processed_at: Date.now() },
     ]);
     const fresh = await sendSignal(app, 'redelivered', 'fresh-one');
-    const stop = startSignalConsumer(services, createAlertIntake(services, []));
+    await sleep(60);
+    const stop = startSignalConsumer(services, createAlertIntake(services, []), {
+      claimIdleMs: 50,
+    });
     try {
       await waitFor(
         async () => {

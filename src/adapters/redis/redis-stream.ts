@@ -108,7 +108,10 @@ export function createRedisStream(redis: Redis, prefix: string): StreamPort {
           'COUNT',
           count,
         )) as [string, RawEntry[], string[]?];
-        const reclaimed = toEntries(claimed[1]);
+        const reclaimed = toEntries(claimed[1]).map((entry) => ({
+          ...entry,
+          redelivered: true as const,
+        }));
         // A cursor other than 0-0: the scan stopped at COUNT and more may be stale.
         reclaimLooks.looked(stream, group, now, claimed[0] !== '0-0');
         if (reclaimed.length > 0) return reclaimed;

@@ -169,7 +169,7 @@ export function createGroupReads(store: Store, clock: Clock) {
         .where((eb) => eb.or(chunk.map((id) => eb.and({ ms: id.ms, seq: id.seq }))))
         .execute();
     }
-    return alive.map(toEntry);
+    return alive.map((row) => ({ ...toEntry(row), redelivered: true as const }));
   }
 
   return { anythingToDeliver, deliver };

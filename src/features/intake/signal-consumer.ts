@@ -12,6 +12,9 @@ import { SIGNALS_STREAM, type StoredSignal, signalFromStreamFields } from './sig
 
 export const SIGNAL_CONSUMER_GROUP = 'signal-consumer';
 
+/** An entry tried and failed here: it may have got as far as its outcome, so it is looked up. */
+const asRetried = (entry: StreamEntry): StreamEntry => ({ ...entry, redelivered: true });
+
 /**
  * CONTRACT, Signals under overload: the group exists from the service's start, even when its
  * consumers run only in `npm run consumer`, so trimming spares what they have not handled yet.
@@ -130,9 +133,11 @@ export function startSignalConsumer(
     const isInfo = (index: number) => signals[index]!.severity === 'info';
     let before: Map<string, string>;
     try {
-      before = await outcomesBefore(entries.filter((_e, i) => !isInfo(i)).map((e) => e.id));
+      // A first delivery was never handled: only entries delivered before are looked up.
+      const maybeHandled = entries.filter((entry, i) => !isInfo(i) && entry.redelivered);
+      before = await outcomesBefore(maybeHandled.map((entry) => entry.id));
     } catch (error) {
-      unfinished = entries;
+      unfinished = entries.map(asRetried);
       throw error;
     }
     // Every alert of the batch reaches the converger in this one tick: one transaction.
@@ -153,7 +158,9 @@ export function startSignalConsumer(
     }
     const failure = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failure) {
-      unfinished = entries.filter((_entry, index) => outcomes[index]!.status === 'rejected');
+      unfinished = entries
+        .filter((_entry, index) => outcomes[index]!.status === 'rejected')
+        .map(asRetried);
       throw (failure as PromiseRejectedResult).reason;
     }
   }
