@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { TransactionalJob } from '../../ports/jobs.js';
 import type { Db, Tables, Tx } from '../../ports/store.js';
+import { builtOnce } from '../../support/built-once.js';
 import { unindexed } from '../../support/unindexed.js';
 
 /**
@@ -49,43 +50,50 @@ export async function insertJobs(db: Db | Tx, all: readonly NewJob[]): Promise<v
   const distinct = new Map<string, NewJob>();
   for (const job of all) if (!distinct.has(job.id)) distinct.set(job.id, job);
   const jobs = [...distinct.values()];
-  if (jobs.length === 0) return;
-  await db
-    .insertInto('jobs')
-    .values(
-      jobs.map((job) => ({
-        id: job.id,
-        name: job.name,
-        payload: job.payload,
-        status: QUEUED,
-        attempts_made: 0,
-        max_attempts: job.maxAttempts,
-        run_after: job.now,
-        locked_until: null,
-        last_error: null,
-        created_at: job.now,
-        updated_at: job.now,
-      })),
-    )
-    .onConflict((oc) =>
-      oc
-        .column('id')
-        .doUpdateSet((eb) => ({
-          name: eb.ref('excluded.name'),
-          payload: eb.ref('excluded.payload'),
-          status: eb.ref('excluded.status'),
-          attempts_made: eb.ref('excluded.attempts_made'),
-          max_attempts: eb.ref('excluded.max_attempts'),
-          run_after: eb.ref('excluded.run_after'),
-          locked_until: eb.ref('excluded.locked_until'),
-          last_error: eb.ref('excluded.last_error'),
-          created_at: eb.ref('excluded.created_at'),
-          updated_at: eb.ref('excluded.updated_at'),
-        }))
-        .where('jobs.status', 'in', [COMPLETED, FAILED]),
-    )
-    .execute();
+  if (jobs.length > 0) await insertJobRows(db, jobs);
 }
+
+/** A job's row, in the order its values are bound (builtOnce checks the two agree). */
+const jobRow = (job: NewJob) => ({
+  id: job.id,
+  name: job.name,
+  payload: job.payload,
+  status: QUEUED,
+  attempts_made: 0,
+  max_attempts: job.maxAttempts,
+  run_after: job.now,
+  locked_until: null,
+  last_error: null,
+  created_at: job.now,
+  updated_at: job.now,
+});
+
+/** Built once per row count: a storm's follow-ups insert jobs in every converge batch. */
+const insertJobRows = builtOnce(
+  (db: Db, jobs: readonly NewJob[]) =>
+    db
+      .insertInto('jobs')
+      .values(jobs.map(jobRow))
+      .onConflict((oc) =>
+        oc
+          .column('id')
+          .doUpdateSet((eb) => ({
+            name: eb.ref('excluded.name'),
+            payload: eb.ref('excluded.payload'),
+            status: eb.ref('excluded.status'),
+            attempts_made: eb.ref('excluded.attempts_made'),
+            max_attempts: eb.ref('excluded.max_attempts'),
+            run_after: eb.ref('excluded.run_after'),
+            locked_until: eb.ref('excluded.locked_until'),
+            last_error: eb.ref('excluded.last_error'),
+            created_at: eb.ref('excluded.created_at'),
+            updated_at: eb.ref('excluded.updated_at'),
+          }))
+          .where('jobs.status', 'in', [COMPLETED, FAILED]),
+      ),
+  (jobs) => [...jobs.flatMap((job) => Object.values(jobRow(job))), COMPLETED, FAILED],
+  (jobs) => jobs.length,
+);
 
 /**
  * The names among `names` that have work: a queued job due, or a run whose lease ran out (its

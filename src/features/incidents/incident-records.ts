@@ -1,7 +1,7 @@
-import { type Insertable, type Selectable, sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { batchedLookup } from '../../support/batched-lookup.js';
-import { builtOnce } from '../../support/built-once.js';
+import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 import { decodeSeqCursor, type Page, pageOf } from '../../support/newest-first.js';
 import { pendingApprovalRow } from '../approvals/approval-records.js';
 import {
@@ -19,7 +19,6 @@ import {
 /** The `incidents` table's one module: every query on it is here (STYLE, records modules). */
 
 export type IncidentRow = Selectable<Tables['incidents']>;
-export type NewIncident = Insertable<Tables['incidents']>;
 /** What converging an alert reads of the incident it joins. */
 export type IncidentHead = Pick<IncidentRow, 'id' | 'approval_id' | 'hit_count' | 'status'>;
 /** CONTRACT, Incident lifecycle. */
@@ -93,11 +92,35 @@ export const lookUpIncident = batchedLookup(async (db: Db, ids: string[]) => {
   return rows.map((row) => [row.id, row] as const);
 });
 
+/** Every column an incident is opened with; the lifecycle's columns start at their defaults. */
+const insertIncidentRows = insertBuiltOnce('incidents', [
+  'id',
+  'fingerprint',
+  'namespace',
+  'workload',
+  'alert_type',
+  'alert_type_source',
+  'alert_name',
+  'severity',
+  'source',
+  'target_resource',
+  'message',
+  'labels',
+  'annotations',
+  'status',
+  'hit_count',
+  'first_seen',
+  'last_seen',
+  'approval_id',
+]);
+
+export type NewIncident = Parameters<typeof insertIncidentRows>[1][number];
+
 export async function insertIncidents(
   tx: Db | Tx,
   incidents: readonly NewIncident[],
 ): Promise<void> {
-  if (incidents.length > 0) await tx.insertInto('incidents').values(incidents).execute();
+  if (incidents.length > 0) await insertIncidentRows(tx, incidents);
 }
 
 /**
