@@ -1,6 +1,6 @@
 import { createQueryId, type KyselyPlugin, type RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimQueuedJobs } from '../../src/adapters/sql/sql-job-rows.js';
+import { claimQueuedJobs } from '../../src/adapters/sql/sql-job-claims.js';
 import {
   claimOutboxRows,
   markOutboxCompleted,

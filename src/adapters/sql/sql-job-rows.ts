@@ -2,7 +2,6 @@ import type { Selectable } from 'kysely';
 import type { TransactionalJob } from '../../ports/jobs.js';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { builtOnce } from '../../support/built-once.js';
-import { unindexed } from '../../support/unindexed.js';
 
 /**
  * Row operations of the embedded job queue. Every state change is one guarded UPDATE, so
@@ -12,7 +11,10 @@ import { unindexed } from '../../support/unindexed.js';
  * on the row, so a worker whose lease was taken over can no longer renew or finish it.
  */
 export type JobRow = Selectable<Tables['jobs']>;
-type Candidate = Pick<JobRow, 'id' | 'status' | 'locked_until' | 'attempts_made' | 'max_attempts'>;
+export type Candidate = Pick<
+  JobRow,
+  'id' | 'status' | 'locked_until' | 'attempts_made' | 'max_attempts'
+>;
 
 export const QUEUED = 'queued';
 export const RUNNING = 'running';
@@ -95,137 +97,6 @@ const insertJobRows = builtOnce(
   (jobs) => jobs.length,
 );
 
-/**
- * The names among `names` that have work: a queued job due, or a run whose lease ran out (its
- * process died). One statement for every name, so an idle queue costs one read per poll;
- * each part is a range of the (status, run_after) index.
- */
-export async function namesWithWork(
-  db: Db,
-  names: readonly string[],
-  now: number,
-): Promise<string[]> {
-  if (names.length === 0) return [];
-  const rows = await db
-    .selectFrom('jobs')
-    .select('name')
-    .where('status', '=', QUEUED)
-    .where('run_after', '<=', now)
-    .union(
-      db
-        .selectFrom('jobs')
-        .select('name')
-        .where('status', '=', RUNNING)
-        .where('locked_until', '<', now),
-    )
-    .execute();
-  const wanted = new Set(names);
-  return rows.map((row) => row.name).filter((name) => wanted.has(name));
-}
-
-/**
- * Jobs of `name` that are due, and with `withAbandoned` those whose lease ran out while
- * running (their process died). Two queries, each a range of the (name, status, run_after)
- * index: one with an OR would read every job of the name and sort them, which grows with a
- * backlog.
- */
-export async function findDue(
-  db: Db,
-  name: string,
-  now: number,
-  limit: number,
-  withAbandoned = true,
-): Promise<Candidate[]> {
-  const columns = ['id', 'status', 'locked_until', 'attempts_made', 'max_attempts'] as const;
-  const due = await db
-    .selectFrom('jobs')
-    .select(columns)
-    .where('name', '=', name)
-    .where('status', '=', QUEUED)
-    .where('run_after', '<=', now)
-    .orderBy('run_after')
-    .limit(limit)
-    .execute();
-  if (!withAbandoned) return due;
-  const abandoned = await db
-    .selectFrom('jobs')
-    .select(columns)
-    .where('name', '=', name)
-    .where('status', '=', RUNNING)
-    .where('locked_until', '<', now)
-    .limit(limit)
-    .execute();
-  return [...abandoned, ...due].slice(0, limit);
-}
-
-/** Takes the job if it is still in the state `seen` found it in; undefined when another won. */
-export async function claimJob(
-  db: Db,
-  seen: Candidate,
-  now: number,
-  leaseUntil: number,
-): Promise<JobRow | undefined> {
-  let query = db
-    .updateTable('jobs')
-    .set((eb) => ({
-      status: RUNNING,
-      attempts_made: eb('attempts_made', '+', 1),
-      locked_until: leaseUntil,
-      updated_at: now,
-    }))
-    .where('id', '=', seen.id);
-  query =
-    seen.status === QUEUED
-      ? query.where('status', '=', QUEUED).where('run_after', '<=', now)
-      : query.where('status', '=', RUNNING).where('locked_until', '=', seen.locked_until);
-  return query.returningAll().executeTakeFirst();
-}
-
-/**
- * Takes every one of `ids` still queued and due, in one statement; the rows it returns are
- * this caller's (another process's claim of the same row matched first, or not at all).
- */
-export function claimQueuedJobs(
-  db: Db,
-  name: string,
-  ids: readonly string[],
-  now: number,
-  leaseUntil: number,
-): Promise<JobRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .updateTable('jobs')
-    .set((eb) => ({
-      status: RUNNING,
-      attempts_made: eb('attempts_made', '+', 1),
-      locked_until: leaseUntil,
-      updated_at: now,
-    }))
-    .where('id', 'in', ids)
-    .where(unindexed(db, 'name'), '=', name)
-    .where(unindexed(db, 'status'), '=', QUEUED)
-    .where('run_after', '<=', now)
-    .returningAll()
-    .execute();
-}
-
-/** Fails an interrupted job that has used up its starts, instead of claiming it again. */
-export async function abandonInterrupted(db: Db, seen: Candidate, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set({
-      status: FAILED,
-      locked_until: null,
-      last_error: 'interrupted: its process stopped while running it',
-      updated_at: now,
-    })
-    .where('id', '=', seen.id)
-    .where('status', '=', RUNNING)
-    .where('locked_until', '=', seen.locked_until)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 /** Moves the lease on; false when it was lost (the job was taken over or changed). */
 export async function renewLease(
   db: Db,
@@ -258,6 +129,10 @@ export async function finishRun(
   outcome: Outcome,
   now: number,
 ): Promise<boolean> {
+  if (outcome.status === COMPLETED) {
+    const { numAffectedRows } = await completeRun(db, { id, leaseUntil, now });
+    return (numAffectedRows ?? 0n) > 0n;
+  }
   const result = await db
     .updateTable('jobs')
     .set((eb) => ({
@@ -268,7 +143,7 @@ export async function finishRun(
       ...(outcome.status === QUEUED && outcome.refund
         ? { attempts_made: eb('attempts_made', '-', 1) }
         : {}),
-      ...(outcome.status === COMPLETED ? {} : { last_error: outcome.error }),
+      last_error: outcome.error,
     }))
     .where('id', '=', id)
     .where('status', '=', RUNNING)
@@ -293,3 +168,15 @@ export async function deleteFinished(
     )
     .execute();
 }
+
+/** The common end of a run, built once: every job that succeeds ends with it. */
+const completeRun = builtOnce(
+  (db: Db, { id, leaseUntil, now }: { id: string; leaseUntil: number; now: number }) =>
+    db
+      .updateTable('jobs')
+      .set({ status: COMPLETED, locked_until: null, updated_at: now })
+      .where('id', '=', id)
+      .where('status', '=', RUNNING)
+      .where('locked_until', '=', leaseUntil),
+  ({ id, leaseUntil, now }) => [COMPLETED, null, now, id, RUNNING, leaseUntil],
+);

@@ -5,22 +5,24 @@ import type { Store } from '../../ports/store.js';
 import { settledWithin } from '../../support/deadline.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { timeOrderedId } from '../../support/time-ordered-id.js';
+import {
+  abandonInterrupted,
+  claimJob,
+  claimQueuedJobs,
+  findDue,
+  namesWithWork,
+} from './sql-job-claims.js';
 import { failureOutcomes, recordRunEnd } from './sql-job-failures.js';
 import { holdLease, type JobLease } from './sql-job-lease.js';
 import {
-  abandonInterrupted,
   COMPLETED,
-  claimJob,
-  claimQueuedJobs,
   deleteFinished,
   FAILED,
-  findDue,
   finishRun,
   INTERRUPTED_GRACE,
   insertJobs,
   type JobRow,
   type NewJob,
-  namesWithWork,
   newJobOf,
   type Outcome,
   QUEUED,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Store, Tx } from '../../ports/store.js';
-import { insertBuiltOnce } from '../../support/built-once.js';
+import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { inChunks } from '../../support/in-chunks.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
@@ -190,12 +190,7 @@ export async function recordedValues(
 ): Promise<Set<string>> {
   const recorded = new Set<string>();
   for (const chunk of inChunks(values)) {
-    const rows = await tx
-      .selectFrom('operation_log')
-      .select(column)
-      .where('type', '=', type)
-      .where(column, 'in', chunk)
-      .execute();
+    const { rows } = await valuesRecorded(tx, { type, column, values: chunk });
     for (const row of rows) {
       const value = row[column as keyof typeof row];
       if (value !== null) recorded.add(value);
@@ -203,6 +198,25 @@ export async function recordedValues(
   }
   return recorded;
 }
+
+/** Built once per column and list length: every repair claim and receipt asks it. */
+const valuesRecorded = builtOnce(
+  (
+    db: Db,
+    {
+      type,
+      column,
+      values,
+    }: { type: OperationType; column: 'action_detail' | 'approval_id'; values: readonly string[] },
+  ) =>
+    db
+      .selectFrom('operation_log')
+      .select(column)
+      .where('type', '=', type)
+      .where(column, 'in', values),
+  ({ type, values }) => [type, ...values],
+  ({ column, values }) => `${column} ${values.length}`,
+);
 
 /** Per type and outcome: how many entries in all, and how many at or after `since`. */
 export function operationCountsByType(db: Db, since: number) {
