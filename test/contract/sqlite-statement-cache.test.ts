@@ -25,16 +25,15 @@ describe('SQLite statement cache: rows shaped from raw arrays', () => {
     const connection = new Database(file);
     connections.push(connection);
     let writes = 0;
+    const statements = withStatementCache(connection, () => {
+      writes += 1;
+    });
     const db = new Kysely<Record<string, Record<string, unknown>>>({
-      dialect: new SqliteDialect({
-        database: withStatementCache(connection, () => {
-          writes += 1;
-        }),
-      }),
+      dialect: new SqliteDialect({ database: statements }),
     });
     const run = async (text: string, parameters: unknown[] = []) =>
       (await db.executeQuery(CompiledQuery.raw(text, parameters))).rows;
-    return { file, connection, run, writes: () => writes };
+    return { file, connection, run, statements, writes: () => writes };
   }
 
   it('gives the same objects as better-sqlite3, names that need quoting and repeats included', async () => {
@@ -43,7 +42,7 @@ describe('SQLite statement cache: rows shaped from raw arrays', () => {
     await run(`insert into odd values (1, 'q"uote', 1.5, null), (2, '}; throw 1; {', -2, x'00ff')`);
     const statements = [
       'select * from odd order by id',
-      `select id, "a""b" as "id", "x y" as "__proto__", 'v' as "constructor" from odd order by id`,
+      `select id, "a""b" as "id", "x y" as "toString", 'v' as "constructor" from odd order by id`,
       'select count(*), max(id) from odd',
       'select * from odd where id = ?',
     ];
@@ -54,6 +53,48 @@ describe('SQLite statement cache: rows shaped from raw arrays', () => {
       // The second run comes from the cache.
       expect(await run(text, parameters), text).toEqual(expected);
     }
+  });
+
+  it('keeps a column named __proto__ as a property, whatever its value', async () => {
+    const { run } = open();
+    await run(`create table protos (id integer primary key, "__proto__" blob)`);
+    await run(`insert into protos values (1, null), (2, x'00ff')`);
+    const rows = (await run('select * from protos order by id')) as Record<string, unknown>[];
+    expect(rows.map((row) => Object.getPrototypeOf(row))).toEqual([
+      Object.prototype,
+      Object.prototype,
+    ]);
+    expect(rows.map((row) => Object.hasOwn(row, '__proto__'))).toEqual([true, true]);
+    expect(Object.getOwnPropertyDescriptor(rows[1], '__proto__')?.value).toEqual(
+      Buffer.from([0, 255]),
+    );
+  });
+
+  it('renames and swaps of columns by another connection reach a `select *` at once', async () => {
+    const { file, run } = open();
+    await run('create table shifts (id integer primary key, a text, b text)');
+    await run(`insert into shifts values (1, 'one', 'bee')`);
+    expect(await run('select * from shifts')).toEqual([{ id: 1, a: 'one', b: 'bee' }]);
+    const other = new Database(file);
+    other.exec('alter table shifts rename column a to alpha');
+    expect(await run('select * from shifts')).toEqual([{ id: 1, alpha: 'one', b: 'bee' }]);
+    // As many columns as before, in other places: only the names can tell.
+    other.exec(
+      `alter table shifts drop column alpha; alter table shifts add column c text default 'sea'`,
+    );
+    other.close();
+    expect(await run('select * from shifts')).toEqual([{ id: 1, b: 'bee', c: 'sea' }]);
+  });
+
+  it('shapes the rows of an iterated statement too', async () => {
+    const { run, statements } = open();
+    await run('create table many (id integer primary key, name text)');
+    await run(`insert into many (name) values ('a'), ('b')`);
+    const statement = statements.prepare('select * from many order by id');
+    expect([...statement.iterate([])]).toEqual([
+      { id: 1, name: 'a' },
+      { id: 2, name: 'b' },
+    ]);
   });
 
   it('follows a schema changed by another connection: a `select *` gets the new columns', async () => {

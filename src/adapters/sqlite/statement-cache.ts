@@ -11,34 +11,43 @@ type Row = Record<string, unknown>;
  */
 function rowMaker(names: readonly string[]): (values: unknown[]) => Row {
   // Keys are JSON string literals, so no column name can be read as code. A repeated name
-  // keeps its last value and `__proto__` is no column, as in better-sqlite3's own objects.
-  const fields = names.map((name, index) => `${JSON.stringify(name)}: values[${index}]`);
+  // keeps its last value, as in better-sqlite3's own rows. `__proto__` is computed: written
+  // plainly it would set the row's prototype (to a Buffer, say) instead of a property.
+  const fields = names.map((name, index) => {
+    const key = JSON.stringify(name);
+    return `${name === '__proto__' ? `[${key}]` : key}: values[${index}]`;
+  });
   return new Function('values', `return { ${fields.join(', ')} };`) as (values: unknown[]) => Row;
 }
 
-/** One prepared reader whose rows are fetched raw and shaped by `rowMaker`. */
-function rawReader(statement: Database.Statement): SqliteStatement {
+/**
+ * One prepared reader whose rows are fetched raw and shaped by `rowMaker`. Another process
+ * may change the schema; SQLite then prepares the statement again as it runs, and a
+ * `select *` has other columns. The schema's version, read after each run (2 µs; reading the
+ * names is 20), says when to read the names again.
+ */
+function rawReader(statement: Database.Statement, schemaVersion: () => unknown): SqliteStatement {
   statement.raw(true);
-  let names = statement.columns().map((column) => column.name);
-  let makeRow = rowMaker(names);
-  const shaped = (values: unknown[]) => {
-    // Another process may change the schema: SQLite prepares the statement again and a
-    // `select *` then has other columns. A different count is the sign; read them again.
-    if (values.length !== names.length) {
-      names = statement.columns().map((column) => column.name);
-      makeRow = rowMaker(names);
+  let version = schemaVersion();
+  let makeRow = rowMaker(statement.columns().map((column) => column.name));
+  const current = () => {
+    const now = schemaVersion();
+    if (now !== version) {
+      version = now;
+      makeRow = rowMaker(statement.columns().map((column) => column.name));
     }
-    return makeRow(values);
+    return makeRow;
   };
   return {
     reader: true,
     all(parameters) {
       const rows = statement.all(parameters) as unknown[][];
-      return rows.map(shaped);
+      const make = current();
+      return rows.map((values) => make(values));
     },
     run: (parameters) => statement.run(parameters),
     *iterate(parameters) {
-      for (const values of statement.iterate(parameters)) yield shaped(values as unknown[]);
+      for (const values of statement.iterate(parameters)) yield current()(values as unknown[]);
     },
   };
 }
@@ -61,6 +70,8 @@ export function withStatementCache(
   limit = 1000,
 ): SqliteDatabase {
   const statements = new Map<string, Cached>();
+  const versionQuery = connection.prepare('pragma schema_version').pluck();
+  const schemaVersion = () => versionQuery.get();
   return {
     close: () => connection.close(),
     prepare(text: string) {
@@ -72,7 +83,7 @@ export function withStatementCache(
       } else {
         const statement = connection.prepare(text);
         cached = {
-          facade: statement.reader ? rawReader(statement) : statement,
+          facade: statement.reader ? rawReader(statement, schemaVersion) : statement,
           // A `commit` is read-only to SQLite but returns nothing, so it wakes too.
           writes: !statement.reader || !statement.readonly,
         };
