@@ -5,6 +5,9 @@ export interface StreamEntry {
   /**
    * Set by a group read on an entry delivered to the group before (claimed back from a
    * consumer that did not acknowledge it): only such an entry may have been handled already.
+   * A Redis that lost its group's state (a failover, a restart without persistence) delivers
+   * handled entries again unmarked; consumers keep their own check in the transaction that
+   * records the outcome, so such an entry is never counted twice.
    */
   redelivered?: true;
 }

@@ -96,7 +96,8 @@ export function createRedisStream(redis: Redis, prefix: string): StreamPort {
       const key = prefix + stream;
       const count = Math.max(1, Math.floor(options.count));
       const claimIdleMs = Math.max(0, Math.floor(options.claimIdleMs));
-      const now = Date.now();
+      // Monotonic: a wall clock stepped back must not hold the looks back.
+      const now = performance.now();
       if (reclaimLooks.due(stream, group, now, claimIdleMs)) {
         // Entries trimmed while pending come back in the third element and leave the PEL.
         const claimed = (await redis.xautoclaim(
@@ -112,8 +113,10 @@ export function createRedisStream(redis: Redis, prefix: string): StreamPort {
           ...entry,
           redelivered: true as const,
         }));
-        // A cursor other than 0-0: the scan stopped at COUNT and more may be stale.
-        reclaimLooks.looked(stream, group, now, claimed[0] !== '0-0');
+        // Claimed and trimmed-away entries both count toward COUNT: a full batch may have
+        // left more behind.
+        const filled = claimed[1].length + (claimed[2]?.length ?? 0) >= count;
+        reclaimLooks.looked(stream, group, now, filled);
         if (reclaimed.length > 0) return reclaimed;
       }
 
