@@ -63,14 +63,13 @@ const CANDIDATE_COLUMNS = [
   'max_attempts',
 ] as const;
 type Look = { name: string; now: number; limit: number };
+const candidatesOf = (db: Db, name: string) =>
+  db.selectFrom('jobs').select(CANDIDATE_COLUMNS).where('name', '=', name);
 
 // Every poll and every wake-up of the queue runs these: built once, then only bound.
 const dueJobs = builtOnce(
   (db: Db, { name, now, limit }: Look) =>
-    db
-      .selectFrom('jobs')
-      .select(CANDIDATE_COLUMNS)
-      .where('name', '=', name)
+    candidatesOf(db, name)
       .where('status', '=', QUEUED)
       .where('run_after', '<=', now)
       .orderBy('run_after')
@@ -80,15 +79,21 @@ const dueJobs = builtOnce(
 
 const abandonedJobs = builtOnce(
   (db: Db, { name, now, limit }: Look) =>
-    db
-      .selectFrom('jobs')
-      .select(CANDIDATE_COLUMNS)
-      .where('name', '=', name)
+    candidatesOf(db, name)
       .where('status', '=', RUNNING)
       .where('locked_until', '<', now)
       .limit(limit),
   ({ name, now, limit }) => [name, RUNNING, now, limit],
 );
+
+/** What every claim writes: running, one more try, the lease. */
+const claiming = (db: Db, now: number, leaseUntil: number) =>
+  db.updateTable('jobs').set((eb) => ({
+    status: RUNNING,
+    attempts_made: eb('attempts_made', '+', 1),
+    locked_until: leaseUntil,
+    updated_at: now,
+  }));
 
 /** Takes the job if it is still in the state `seen` found it in; undefined when another won. */
 export async function claimJob(
@@ -97,15 +102,7 @@ export async function claimJob(
   now: number,
   leaseUntil: number,
 ): Promise<JobRow | undefined> {
-  let query = db
-    .updateTable('jobs')
-    .set((eb) => ({
-      status: RUNNING,
-      attempts_made: eb('attempts_made', '+', 1),
-      locked_until: leaseUntil,
-      updated_at: now,
-    }))
-    .where('id', '=', seen.id);
+  let query = claiming(db, now, leaseUntil).where('id', '=', seen.id);
   query =
     seen.status === QUEUED
       ? query.where('status', '=', QUEUED).where('run_after', '<=', now)
@@ -131,14 +128,7 @@ export function claimQueuedJobs(
 type Claim = { name: string; ids: readonly string[]; now: number; leaseUntil: number };
 const claimQueued = builtOnce(
   (db: Db, { name, ids, now, leaseUntil }: Claim) =>
-    db
-      .updateTable('jobs')
-      .set((eb) => ({
-        status: RUNNING,
-        attempts_made: eb('attempts_made', '+', 1),
-        locked_until: leaseUntil,
-        updated_at: now,
-      }))
+    claiming(db, now, leaseUntil)
       .where('id', 'in', ids)
       .where(unindexed(db, 'name'), '=', name)
       .where(unindexed(db, 'status'), '=', QUEUED)
