@@ -42,11 +42,16 @@ const TABLE_ARGUMENT = new Map<string, number>([
 ]);
 
 /**
- * An adapter that implements one port over several tables may spread over a few files; it
- * owns its tables together. The SQL stream: appends, group reads and the shared row queries.
+ * An adapter that implements one port may spread over a few files; it owns its tables
+ * together. The SQL stream: appends, group reads and the shared row queries. The SQL job
+ * queue: its claims, its runs' ends and the rows they share.
  */
 const OWNER_GROUPS: ReadonlyArray<readonly [string, (file: string) => boolean]> = [
   ['the SQL stream adapter', (file) => /^src\/adapters\/sql\/sql-stream(-[a-z]+)?\.ts$/.test(file)],
+  [
+    'the SQL job queue adapter',
+    (file) => /^src\/adapters\/sql\/sql-jobs?(-[a-z]+)?\.ts$/.test(file),
+  ],
 ];
 const ownerOf = (file: string) => OWNER_GROUPS.find(([, member]) => member(file))?.[0] ?? file;
 

@@ -31,6 +31,28 @@ export const INCIDENT_SUMMARY_COLUMNS = [
   'approval_id',
 ] as const;
 
+/** Every column an incident is opened with; its lifecycle's columns start at their defaults. */
+export const INCIDENT_OPENING_COLUMNS = [
+  'id',
+  'fingerprint',
+  'namespace',
+  'workload',
+  'alert_type',
+  'alert_type_source',
+  'alert_name',
+  'severity',
+  'source',
+  'target_resource',
+  'message',
+  'labels',
+  'annotations',
+  'status',
+  'hit_count',
+  'first_seen',
+  'last_seen',
+  'approval_id',
+] as const;
+
 /** An incident as a list shows it. */
 export function incidentSummary(row: Pick<IncidentRow, (typeof INCIDENT_SUMMARY_COLUMNS)[number]>) {
   return {

@@ -6,6 +6,7 @@ import { decodeSeqCursor, type Page, pageOf } from '../../support/newest-first.j
 import { pendingApprovalRow } from '../approvals/approval-records.js';
 import {
   decodeUrgencyCursor,
+  INCIDENT_OPENING_COLUMNS,
   INCIDENT_SUMMARY_COLUMNS,
   type IncidentFilters,
   type IncidentOrder,
@@ -16,10 +17,7 @@ import {
   urgencyCursorOf,
 } from './incident-query.js';
 
-/**
- * The `incidents` table's records module (STYLE, records modules): every query on it is here,
- * except the counts that readbacks and gauges take (incident-counts.ts).
- */
+/** The `incidents` table's one module: every query on it is here (STYLE, records modules). */
 
 export type IncidentRow = Selectable<Tables['incidents']>;
 /** What converging an alert reads of the incident it joins. */
@@ -95,34 +93,10 @@ export const lookUpIncident = batchedLookup(async (db: Db, ids: string[]) => {
   return rows.map((row) => [row.id, row] as const);
 });
 
-/** Every column an incident is opened with; the lifecycle's columns start at their defaults. */
-const insertIncidentRows = insertBuiltOnce('incidents', [
-  'id',
-  'fingerprint',
-  'namespace',
-  'workload',
-  'alert_type',
-  'alert_type_source',
-  'alert_name',
-  'severity',
-  'source',
-  'target_resource',
-  'message',
-  'labels',
-  'annotations',
-  'status',
-  'hit_count',
-  'first_seen',
-  'last_seen',
-  'approval_id',
-]);
-
+const insertIncidentRows = insertBuiltOnce('incidents', INCIDENT_OPENING_COLUMNS);
 export type NewIncident = Parameters<typeof insertIncidentRows>[1][number];
 
-export async function insertIncidents(
-  tx: Db | Tx,
-  incidents: readonly NewIncident[],
-): Promise<void> {
+export async function insertIncidents(tx: Db | Tx, incidents: readonly NewIncident[]) {
   if (incidents.length > 0) await insertIncidentRows(tx, incidents);
 }
 
@@ -264,4 +238,63 @@ export async function relatedIncidentIds(
       : related.where('workload', 'in', of.workloads);
   const rows = await related.orderBy('seq', 'desc').limit(limit).execute();
   return rows.map((row) => row.id);
+}
+
+/** Per alert type: how many incidents, and when one was last seen. */
+export async function incidentsByAlertType(
+  db: Db,
+): Promise<Array<{ alert_type: string; incidents: number; last_seen: number }>> {
+  const rows = await db
+    .selectFrom('incidents')
+    .select([
+      'alert_type',
+      sql<number>`count(*)`.as('incidents'),
+      sql<number>`max(last_seen)`.as('last_seen'),
+    ])
+    .groupBy('alert_type')
+    .execute();
+  return rows.map((row) => ({
+    alert_type: row.alert_type,
+    incidents: Number(row.incidents),
+    last_seen: Number(row.last_seen),
+  }));
+}
+
+/** When any incident last saw an alert; null before the first. */
+export async function lastIncidentSeenAt(db: Db): Promise<number | null> {
+  const latest = await db
+    .selectFrom('incidents')
+    .select('last_seen')
+    .orderBy('last_seen', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return latest ? Number(latest.last_seen) : null;
+}
+
+/** Incidents opened (`first_seen`), or that saw an alert (`last_seen`), at or after `since`. */
+export async function countIncidentsSince(
+  db: Db,
+  since: number,
+  by: 'first_seen' | 'last_seen' = 'first_seen',
+): Promise<number> {
+  const row = await db
+    .selectFrom('incidents')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(by, '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * CONTRACT, Operator console: `incidents_open` counts incidents `open` or `acknowledged`, per
+ * severity (the `incidents_unresolved_last_seen` index starts with `status`).
+ */
+export async function countUnresolvedBySeverity(db: Db): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('incidents')
+    .select(['severity', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', 'in', ['open', 'acknowledged'])
+    .groupBy('severity')
+    .execute();
+  return new Map(rows.map((row) => [row.severity, Number(row.n)]));
 }
