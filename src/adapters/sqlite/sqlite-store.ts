@@ -49,14 +49,10 @@ export async function createSqliteStore(file: string): Promise<Store> {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 10000');
   connection.pragma('foreign_keys = ON');
-  const checkpointer =
-    file === ':memory:'
-      ? undefined
-      : startWalCheckpointer(file, () => {
-          // Without its checkpointer the WAL would grow without bound: SQLite takes over.
-          if (connection.open) connection.pragma('wal_autocheckpoint = 1000');
-        });
-  if (checkpointer) connection.pragma('wal_autocheckpoint = 0');
+  // SQLite's own checkpoint (the commit that finds 1000 pages in the WAL) stays on beside
+  // the worker's: see wal-checkpointer.ts for why the WAL needs it.
+  connection.pragma('wal_autocheckpoint = 1000');
+  const checkpointer = file === ':memory:' ? undefined : startWalCheckpointer(file);
   const db = new Kysely<Tables>({
     dialect: withWriterTransactions(
       new SqliteDialect({
