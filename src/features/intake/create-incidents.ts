@@ -11,10 +11,11 @@ import type { Arrival, TypedAlert } from './converge-types.js';
 
 /** What an incident's approval asks to do, and how risky that is (its feed event says it too). */
 export function approvalRequestOf(alert: TypedAlert) {
-  return {
-    riskLevel: riskForSeverity(alert.severity),
-    action: `${alert.alertType} on ${alert.namespace}/${alert.workload || alert.targetResource}`,
-  };
+  return { riskLevel: riskForSeverity(alert.severity), action: approvalActionOf(alert) };
+}
+
+function approvalActionOf(alert: TypedAlert): string {
+  return `${alert.alertType} on ${alert.namespace}/${alert.workload || alert.targetResource}`;
 }
 
 /** An opened incident, and the follow-up job it shares with those opened beside it. */
@@ -28,15 +29,19 @@ export async function createIncidents(
   followUps: FollowUpWriter,
 ): Promise<CreatedIncident[]> {
   if (firsts.length === 0) return [];
-  const opening = firsts.map((arrival) => ({
-    ...arrival,
+  // Literals, not `{ ...arrival, incidentId }`: V8 (Node 20) builds a spread given new keys
+  // on a slow path (about 1 µs each here).
+  const opening = firsts.map(({ alert, options }) => ({
+    alert,
+    options,
     incidentId: `inc-${timeOrderedId()}`,
   }));
   const approvalIds: string[] = [];
   await forEachChunk(
     opening.map(({ alert, options, incidentId }) => ({
       incidentId,
-      ...approvalRequestOf(alert),
+      riskLevel: riskForSeverity(alert.severity),
+      action: approvalActionOf(alert),
       description: alert.message || alert.alertName,
       requestedBy: options.requestedBy,
       metadata: {
@@ -54,8 +59,10 @@ export async function createIncidents(
     async (chunk) => approvalIds.push(...(await insertApprovals(tx, chunk, now))),
   );
   // insertApprovals answers one id per row, in order.
-  const created = opening.map((arrival, index) => ({
-    ...arrival,
+  const created = opening.map(({ alert, options, incidentId }, index) => ({
+    alert,
+    options,
+    incidentId,
     approvalId: approvalIds[index] ?? null,
   }));
   await forEachChunk(

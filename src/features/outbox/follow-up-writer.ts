@@ -34,7 +34,12 @@ export function followUpWriter(services: Services): FollowUpWriter {
     jobs.enqueueInTransaction && jobs.wake
       ? {
           add: async (tx, list) => {
-            const direct = list.map((job) => ({ ...job, attempts: DIRECT_ATTEMPTS }));
+            const direct = list.map(({ name, payload, jobId }) => ({
+              name,
+              payload,
+              jobId,
+              attempts: DIRECT_ATTEMPTS,
+            }));
             await jobs.enqueueInTransaction?.(tx, direct);
           },
           relay: async (list) => jobs.wake?.(list.map((job) => job.name)),
