@@ -12,5 +12,11 @@ export function createStore(config: DatabaseConfig, log?: FastifyBaseLogger): Pr
         onIdleConnectionError: (error) =>
           log?.warn({ err: error }, 'store: an idle PostgreSQL connection failed; dropped it'),
       })
-    : createSqliteStore(config.file);
+    : createSqliteStore(config.file, {
+        onCheckpointerFailure: (error) =>
+          log?.error(
+            { err: error },
+            'store: the WAL checkpoint thread stopped; commits now checkpoint on their own',
+          ),
+      });
 }

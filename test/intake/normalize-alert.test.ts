@@ -119,6 +119,21 @@ describe('fromAlertmanager', () => {
     });
   });
 
+  it('keeps a common or own label named __proto__ as a label, never as the prototype', () => {
+    const body = JSON.parse(
+      '{"commonLabels": {"__proto__": "common", "team": "a"}, "commonAnnotations": {"__proto__": "c"},' +
+        ' "alerts": [{"labels": {"alertname": "A"}}, {"labels": {"__proto__": "own"}}]}',
+    ) as unknown;
+    const [first, second] = fromAlertmanager(body).alerts;
+    for (const record of [first!.labels, second!.labels, first!.annotations]) {
+      expect(Object.hasOwn(record, '__proto__')).toBe(true);
+      expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
+    }
+    expect(first!.labels.__proto__).toBe('common');
+    expect(first!.labels).toMatchObject({ team: 'a', alertname: 'A' });
+    expect(second!.labels.__proto__).toBe('own');
+  });
+
   it.each<[string, Record<string, unknown>, Partial<FlatAlert>]>([
     [
       'common labels fill in, own labels win',

@@ -42,7 +42,10 @@ const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
  * thread. Kysely's driver serializes its use inside this process; busy_timeout makes other
  * processes on the file wait.
  */
-export async function createSqliteStore(file: string): Promise<Store> {
+export async function createSqliteStore(
+  file: string,
+  options: { onCheckpointerFailure?: (error: unknown) => void } = {},
+): Promise<Store> {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const connection = new Database(file);
   connection.pragma('journal_mode = WAL');
@@ -52,7 +55,8 @@ export async function createSqliteStore(file: string): Promise<Store> {
   // SQLite's own checkpoint (the commit that finds 1000 pages in the WAL) stays on beside
   // the worker's: see wal-checkpointer.ts for why the WAL needs it.
   connection.pragma('wal_autocheckpoint = 1000');
-  const checkpointer = file === ':memory:' ? undefined : startWalCheckpointer(file);
+  const checkpointer =
+    file === ':memory:' ? undefined : startWalCheckpointer(file, options.onCheckpointerFailure);
   const db = new Kysely<Tables>({
     dialect: withWriterTransactions(
       new SqliteDialect({
