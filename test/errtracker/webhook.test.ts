@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { eventPayload } from '../../src/features/errtracker/external-event-records.js';
+import {
+  eventPayload,
+  rawEventPayload,
+} from '../../src/features/errtracker/external-event-records.js';
 import { backends, buildTestApp } from '../helpers/build-app.js';
 import { deliver, issueAlert, TRACKER_URL } from './tracker-delivery.js';
 
@@ -25,8 +28,10 @@ describe("a stored payload's digest", () => {
     // Stored payloads are looked up by digest: it must not change between versions.
     const json = '{"title":"Zähler ✓"}';
     const digest = '24a8d8fd1ba149e9e0476eb826ff4b329b06e0d00b414e978d3a72719442c94c';
-    expect(eventPayload(json)).toEqual({ json, digest });
-    expect(eventPayload(json, Buffer.from(json, 'utf8'))).toEqual({ json, digest });
+    for (const payload of [eventPayload(json), rawEventPayload(Buffer.from(json, 'utf8'))]) {
+      expect(payload.digest).toBe(digest);
+      expect(payload.json()).toBe(json);
+    }
   });
 });
 

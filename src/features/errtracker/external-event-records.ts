@@ -8,21 +8,22 @@ import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import { timeOrderedId } from '../../support/time-ordered-id.js';
 import type { CanaryAuth, ExternalAlertEventFields } from './canary.js';
 
-/** A payload's JSON text and its sha256, computed once per delivery for all its stages. */
+/** A payload's sha256, computed once per delivery for all its stages, and its JSON text. */
 export interface EventPayload {
-  json: string;
   digest: string;
+  /** Asked for only when the payload's row is written: a repeat's digest is known already. */
+  json(): string;
 }
 
-/** `utf8`, when given, is `json`'s UTF-8 bytes (the raw body), hashed without encoding again. */
-export function eventPayload(json: string, utf8?: Buffer): EventPayload {
-  return {
-    json,
-    digest: crypto
-      .createHash('sha256')
-      .update(utf8 ?? json)
-      .digest('hex'),
-  };
+const sha256Hex = (data: string | Buffer) => crypto.createHash('sha256').update(data).digest('hex');
+
+export function eventPayload(json: string): EventPayload {
+  return { digest: sha256Hex(json), json: () => json };
+}
+
+/** A raw body that parsed as JSON (so valid UTF-8): hashed as received, decoded if stored. */
+export function rawEventPayload(utf8: Buffer): EventPayload {
+  return { digest: sha256Hex(utf8), json: () => utf8.toString('utf8') };
 }
 
 export interface RecordedEventExtras {
@@ -35,7 +36,7 @@ export interface RecordedEventExtras {
 type EventRow = Parameters<typeof insertEvents>[1][number];
 interface EventWrite {
   row: EventRow;
-  payloadJson: string;
+  payload: EventPayload;
 }
 
 /** Digests this process has seen committed; payload rows are never deleted. */
@@ -74,12 +75,12 @@ function writerFor(db: Db) {
   if (!writer) {
     const known = new Set<string>();
     const batch = groupCommit<EventWrite>(async (writes) => {
-      const payloads = new Map<string, string>();
-      for (const { row, payloadJson } of writes) {
-        if (!known.has(row.payload_digest)) payloads.set(row.payload_digest, payloadJson);
+      const payloads = new Map<string, EventPayload>();
+      for (const { payload } of writes) {
+        if (!known.has(payload.digest)) payloads.set(payload.digest, payload);
       }
       await db.transaction().execute(async (tx) => {
-        const fresh = [...payloads].map(([digest, body]) => ({ digest, body }));
+        const fresh = [...payloads.values()].map(({ digest, json }) => ({ digest, body: json() }));
         for (const chunk of inChunks(fresh)) await insertPayloads(tx, chunk);
         for (const chunk of inChunks(writes.map((write) => write.row))) {
           await insertEvents(tx, chunk);
@@ -122,7 +123,7 @@ export function stageRecorder(
   return async (stage, now) => {
     const id = timeOrderedId();
     await write({
-      payloadJson: payload.json,
+      payload,
       row: {
         id,
         project: fields.project,

@@ -2,7 +2,12 @@ import { errors } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { canaryEventFields, externalEventFields, isCanary } from './canary.js';
 import { actionOf, buildErrorContext, describeIssue } from './error-context.js';
-import { eventPayload, recordExternalEvent, stageRecorder } from './external-event-records.js';
+import {
+  eventPayload,
+  rawEventPayload,
+  recordExternalEvent,
+  stageRecorder,
+} from './external-event-records.js';
 import { addIssueAnalysis, relayIssueAnalysis } from './issue-analysis-job.js';
 import { authenticateCanary, verifyTrackerSignature } from './tracker-auth.js';
 
@@ -83,8 +88,7 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
   // The body parsed to this object, so its raw text is the payload's JSON as received, and
   // valid UTF-8: the bytes hashed are the text's own.
   const { rawBody } = delivery;
-  const stored =
-    rawBody.length > 0 ? eventPayload(rawBody.toString('utf8'), rawBody) : eventPayload('{}');
+  const stored = rawBody.length > 0 ? rawEventPayload(rawBody) : eventPayload('{}');
   const recordStage = stageRecorder(store.db, externalEventFields(issue, 'received', payload), {
     payload: stored,
   });
