@@ -79,8 +79,9 @@ function writerFor(db: Db) {
       for (const { payload } of writes) {
         if (!known.has(payload.digest)) payloads.set(payload.digest, payload);
       }
+      // Decoded before the transaction, not while it holds the write lock.
+      const fresh = [...payloads.values()].map(({ digest, json }) => ({ digest, body: json() }));
       await db.transaction().execute(async (tx) => {
-        const fresh = [...payloads.values()].map(({ digest, json }) => ({ digest, body: json() }));
         for (const chunk of inChunks(fresh)) await insertPayloads(tx, chunk);
         for (const chunk of inChunks(writes.map((write) => write.row))) {
           await insertEvents(tx, chunk);
