@@ -59,14 +59,9 @@ export async function createIncidents(
     async (chunk) => approvalIds.push(...(await insertApprovals(tx, chunk, now))),
   );
   // insertApprovals answers one id per row, in order.
-  const created = opening.map(({ alert, options, incidentId }, index) => ({
-    alert,
-    options,
-    incidentId,
-    approvalId: approvalIds[index] ?? null,
-  }));
+  const approvalIdOf = (index: number) => approvalIds[index] ?? null;
   await forEachChunk(
-    created.map(({ alert, options, incidentId, approvalId }) => ({
+    opening.map(({ alert, options, incidentId }, index) => ({
       id: incidentId,
       fingerprint: alert.fingerprint,
       namespace: alert.namespace,
@@ -84,7 +79,7 @@ export async function createIncidents(
       hit_count: 1,
       first_seen: options.now,
       last_seen: options.now,
-      approval_id: approvalId,
+      approval_id: approvalIdOf(index),
     })),
     (chunk) => insertIncidents(tx, chunk),
   );
@@ -92,7 +87,7 @@ export async function createIncidents(
   // storm's incidents are followed up in batches (escalation/incident-followup.ts).
   const followUpJobIds: string[] = [];
   await forEachChunk(
-    created.map(({ incidentId }) => incidentId),
+    opening.map(({ incidentId }) => incidentId),
     async (chunk) => {
       const jobId = await addIncidentFollowUps(tx, chunk, now, followUps);
       followUpJobIds.push(...chunk.map(() => jobId));
@@ -100,7 +95,7 @@ export async function createIncidents(
     FOLLOW_UP_BATCH,
   );
   await forEachChunk(
-    created.map(({ incidentId, options }) => ({
+    opening.map(({ incidentId, options }) => ({
       incidentId,
       at: options.now,
       event: 'opened' as const,
@@ -108,9 +103,9 @@ export async function createIncidents(
     })),
     (chunk) => addTimelineEntries(tx, chunk),
   );
-  return created.map(({ incidentId, approvalId }, index) => ({
+  return opening.map(({ incidentId }, index) => ({
     id: incidentId,
-    approval_id: approvalId,
+    approval_id: approvalIdOf(index),
     hit_count: 1,
     status: 'open',
     followUpJobId: followUpJobIds[index]!,
