@@ -47,7 +47,13 @@ function rawReader(statement: Database.Statement, schemaVersion: () => unknown):
     },
     run: (parameters) => statement.run(parameters),
     *iterate(parameters) {
-      for (const values of statement.iterate(parameters)) yield current()(values as unknown[]);
+      // Looked up once the first row is read: the run is what prepares a changed schema again,
+      // and a running read keeps its snapshot's schema to the end.
+      let make: ((values: unknown[]) => Row) | undefined;
+      for (const values of statement.iterate(parameters)) {
+        make ??= current();
+        yield make(values as unknown[]);
+      }
     },
   };
 }
