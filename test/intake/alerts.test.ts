@@ -127,6 +127,41 @@ describe.each(backends())('alert webhook on %s', async (backend) => {
     expect(approvals).toHaveLength(1);
   });
 
+  it('counts every hit of many fingerprints converging in the same batches, across replicas', async () => {
+    const replica = await buildTestApp({
+      reuse: testApp,
+      clock,
+      env: { SIGNAL_CONSUMER: 'false' },
+    });
+    const namespaces = Array.from({ length: 12 }, (_, n) => `many-${n}`);
+    // Opened first, so every later alert joins an incident: the batches only raise counts.
+    for (const namespace of namespaces) await postSigned(app, URL, { ...crashLoop, namespace });
+    const rounds = 10;
+    const responses = await Promise.all(
+      Array.from({ length: rounds * namespaces.length }, (_, n) =>
+        postSigned(n % 3 ? app : replica.app, URL, {
+          ...crashLoop,
+          namespace: namespaces[n % namespaces.length],
+        }),
+      ),
+    );
+    const bodies = responses.map((r) => r.json());
+    expect(bodies.every((b) => b.status === 'converged')).toBe(true);
+    for (const [n, namespace] of namespaces.entries()) {
+      const mine = bodies.filter((_, i) => i % namespaces.length === n);
+      // Each alert saw its own count: 2 to rounds + 1, none twice.
+      expect(mine.map((b) => b.hit_count).sort((x, y) => x - y)).toEqual(
+        Array.from({ length: rounds }, (_, i) => i + 2),
+      );
+      const incidents = await store.db
+        .selectFrom('incidents')
+        .select(['id', 'hit_count'])
+        .where('namespace', '=', namespace)
+        .execute();
+      expect(incidents).toEqual([{ id: mine[0].incident_id, hit_count: rounds + 1 }]);
+    }
+  });
+
   it('converges across two replicas sharing the state: one incident, hit_count 200', async () => {
     const replica = await buildTestApp({
       reuse: testApp,

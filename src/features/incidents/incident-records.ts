@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import type { Db, Tables, Tx } from '../../ports/store.js';
 import { batchedLookup } from '../../support/batched-lookup.js';
 import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
+import { inChunks } from '../../support/in-chunks.js';
 import { decodeSeqCursor, type Page, pageOf } from '../../support/newest-first.js';
 import { pendingApprovalRow } from '../approvals/approval-records.js';
 import {
@@ -143,21 +144,42 @@ export function incidentHeadOf(tx: Tx, id: string): Promise<IncidentHead> {
     .executeTakeFirstOrThrow();
 }
 
-/** Raises an incident's hit count by `hits` in one statement; returns the new count. */
+/** Incidents whose hit counts rise together, and by how much each. */
+export type IncidentHits = ReadonlyArray<{ id: string; hits: number }>;
+
+/**
+ * Raises the hit counts of a batch's incidents in one statement, however many fingerprints
+ * the batch joined (an Alertmanager group repeats dozens at once): incident id → its count.
+ */
 export async function addIncidentHits(
   tx: Tx,
-  id: string,
-  hits: number,
+  hits: IncidentHits,
   now: number,
-): Promise<number> {
-  const updated = await tx
-    .updateTable('incidents')
-    .set({ hit_count: sql`hit_count + ${hits}`, last_seen: now })
-    .where('id', '=', id)
-    .returning('hit_count')
-    .executeTakeFirstOrThrow();
-  return updated.hit_count;
+): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const chunk of inChunks(hits)) {
+    for (const row of (await raiseHitCounts(tx, { hits: chunk, now })).rows)
+      counts.set(row.id, row.hit_count);
+  }
+  return counts;
 }
+
+// `values` names its columns column1, column2 on both dialects; the cast types the count.
+const raiseHitCounts = builtOnce(
+  (db: Db, { hits, now }: { hits: IncidentHits; now: number }) =>
+    db
+      .updateTable('incidents')
+      .set({ hit_count: sql`incidents.hit_count + v.column2`, last_seen: now })
+      .from(
+        sql<{ column1: string; column2: number }>`(values ${sql.join(
+          hits.map(({ id, hits }) => sql`(${id}, cast(${hits} as integer))`),
+        )})`.as('v'),
+      )
+      .whereRef('incidents.id', '=', 'v.column1')
+      .returning(['incidents.id', 'incidents.hit_count']),
+  ({ hits, now }) => [now, ...hits.flatMap(({ id, hits }) => [id, hits])],
+  ({ hits }) => hits.length,
+);
 
 /** What an incident's move sets besides its status. */
 export type IncidentMove = Partial<

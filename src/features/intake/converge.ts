@@ -112,6 +112,7 @@ async function convergeFresh(
     open.set(first.arrival.alert.fingerprint, head);
   });
 
+  const joins: Array<{ head: IncidentHead; joining: Slot[]; reopened: boolean }> = [];
   for (const [fingerprint, group] of byFingerprint) {
     const joining = group.filter((slot) => !slot.result);
     const head = open.get(fingerprint);
@@ -125,7 +126,16 @@ async function convergeFresh(
       ]);
       head.status = 'open';
     }
-    const hitCount = await addIncidentHits(tx, head.id, joining.length, now);
+    joins.push({ head, joining, reopened });
+  }
+  const counts = await addIncidentHits(
+    tx,
+    joins.map(({ head, joining }) => ({ id: head.id, hits: joining.length })),
+    now,
+  );
+  for (const { head, joining, reopened } of joins) {
+    const hitCount = counts.get(head.id);
+    if (hitCount === undefined) throw new Error(`converge: incident ${head.id} was not found`);
     const base = hitCount - joining.length;
     joining.forEach((slot, position) => {
       slot.result = resultOf(slot.arrival.alert, head, 'converged', base + position + 1);
