@@ -1,6 +1,6 @@
 import { countPendingApprovals } from '../features/approvals/approval-records.js';
 import { countExpiredHeartbeats } from '../features/heartbeats/heartbeat-records.js';
-import { countUnresolvedBySeverity } from '../features/incidents/incident-records.js';
+import { countUnresolvedBySeverity } from '../features/incidents/incident-counts.js';
 import { countOutboxBacklog } from '../features/outbox/outbox-records.js';
 import type { Services } from '../services.js';
 import { withDeadline } from '../support/deadline.js';

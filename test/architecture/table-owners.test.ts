@@ -44,13 +44,19 @@ const TABLE_ARGUMENT = new Map<string, number>([
 /**
  * An adapter that implements one port may spread over a few files; it owns its tables
  * together. The SQL stream: appends, group reads and the shared row queries. The SQL job
- * queue: its claims, its runs' ends and the rows they share.
+ * queue: its claims, its runs' ends and the rows they share. A records module may spread
+ * too, when one file would no longer read in one sitting: the incidents' rows and moves,
+ * and the counts that metrics and readbacks take of them.
  */
 const OWNER_GROUPS: ReadonlyArray<readonly [string, (file: string) => boolean]> = [
   ['the SQL stream adapter', (file) => /^src\/adapters\/sql\/sql-stream(-[a-z]+)?\.ts$/.test(file)],
   [
     'the SQL job queue adapter',
     (file) => /^src\/adapters\/sql\/sql-jobs?(-[a-z]+)?\.ts$/.test(file),
+  ],
+  [
+    'the incidents records',
+    (file) => /^src\/features\/incidents\/incident-(records|counts)\.ts$/.test(file),
   ],
 ];
 const ownerOf = (file: string) => OWNER_GROUPS.find(([, member]) => member(file))?.[0] ?? file;

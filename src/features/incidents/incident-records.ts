@@ -18,7 +18,10 @@ import {
   urgencyCursorOf,
 } from './incident-query.js';
 
-/** The `incidents` table's one module: every query on it is here (STYLE, records modules). */
+/**
+ * The `incidents` table's records module (STYLE): its rows and moves here, the counts that
+ * metrics and readbacks take in incident-counts.ts; no other file queries it.
+ */
 
 export type IncidentRow = Selectable<Tables['incidents']>;
 /** What converging an alert reads of the incident it joins. */
@@ -145,20 +148,21 @@ export function incidentHeadOf(tx: Tx, id: string): Promise<IncidentHead> {
 }
 
 /** Incidents whose hit counts rise together, and by how much each. */
-export type IncidentHits = ReadonlyArray<{ id: string; hits: number }>;
+export type IncidentHits = ReadonlyArray<{ id: string; by: number }>;
 
 /**
  * Raises the hit counts of a batch's incidents in one statement, however many fingerprints
- * the batch joined (an Alertmanager group repeats dozens at once): incident id → its count.
+ * the batch joined (an Alertmanager group of many alerts repeats them together): incident id
+ * → its count after. Ids must be distinct: an `update … from` applies one row of several.
  */
 export async function addIncidentHits(
   tx: Tx,
-  hits: IncidentHits,
+  rises: IncidentHits,
   now: number,
 ): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const chunk of inChunks(hits)) {
-    for (const row of (await raiseHitCounts(tx, { hits: chunk, now })).rows)
+  for (const chunk of inChunks(rises)) {
+    for (const row of (await raiseHitCounts(tx, { rises: chunk, now })).rows)
       counts.set(row.id, row.hit_count);
   }
   return counts;
@@ -166,19 +170,19 @@ export async function addIncidentHits(
 
 // `values` names its columns column1, column2 on both dialects; the cast types the count.
 const raiseHitCounts = builtOnce(
-  (db: Db, { hits, now }: { hits: IncidentHits; now: number }) =>
+  (db: Db, { rises, now }: { rises: IncidentHits; now: number }) =>
     db
       .updateTable('incidents')
       .set({ hit_count: sql`incidents.hit_count + v.column2`, last_seen: now })
       .from(
         sql<{ column1: string; column2: number }>`(values ${sql.join(
-          hits.map(({ id, hits }) => sql`(${id}, cast(${hits} as integer))`),
+          rises.map(({ id, by }) => sql`(${id}, cast(${by} as integer))`),
         )})`.as('v'),
       )
       .whereRef('incidents.id', '=', 'v.column1')
       .returning(['incidents.id', 'incidents.hit_count']),
-  ({ hits, now }) => [now, ...hits.flatMap(({ id, hits }) => [id, hits])],
-  ({ hits }) => hits.length,
+  ({ rises, now }) => [now, ...rises.flatMap(({ id, by }) => [id, by])],
+  ({ rises }) => rises.length,
 );
 
 /** What an incident's move sets besides its status. */
@@ -260,63 +264,4 @@ export async function relatedIncidentIds(
       : related.where('workload', 'in', of.workloads);
   const rows = await related.orderBy('seq', 'desc').limit(limit).execute();
   return rows.map((row) => row.id);
-}
-
-/** Per alert type: how many incidents, and when one was last seen. */
-export async function incidentsByAlertType(
-  db: Db,
-): Promise<Array<{ alert_type: string; incidents: number; last_seen: number }>> {
-  const rows = await db
-    .selectFrom('incidents')
-    .select([
-      'alert_type',
-      sql<number>`count(*)`.as('incidents'),
-      sql<number>`max(last_seen)`.as('last_seen'),
-    ])
-    .groupBy('alert_type')
-    .execute();
-  return rows.map((row) => ({
-    alert_type: row.alert_type,
-    incidents: Number(row.incidents),
-    last_seen: Number(row.last_seen),
-  }));
-}
-
-/** When any incident last saw an alert; null before the first. */
-export async function lastIncidentSeenAt(db: Db): Promise<number | null> {
-  const latest = await db
-    .selectFrom('incidents')
-    .select('last_seen')
-    .orderBy('last_seen', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return latest ? Number(latest.last_seen) : null;
-}
-
-/** Incidents opened (`first_seen`), or that saw an alert (`last_seen`), at or after `since`. */
-export async function countIncidentsSince(
-  db: Db,
-  since: number,
-  by: 'first_seen' | 'last_seen' = 'first_seen',
-): Promise<number> {
-  const row = await db
-    .selectFrom('incidents')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(by, '>=', since)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
-
-/**
- * CONTRACT, Operator console: `incidents_open` counts incidents `open` or `acknowledged`, per
- * severity (the `incidents_unresolved_last_seen` index starts with `status`).
- */
-export async function countUnresolvedBySeverity(db: Db): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('incidents')
-    .select(['severity', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('status', 'in', ['open', 'acknowledged'])
-    .groupBy('severity')
-    .execute();
-  return new Map(rows.map((row) => [row.severity, Number(row.n)]));
 }

@@ -128,9 +128,10 @@ async function convergeFresh(
     }
     joins.push({ head, joining, reopened });
   }
+  // One incident per fingerprint, so each id is raised once, by all its alerts.
   const counts = await addIncidentHits(
     tx,
-    joins.map(({ head, joining }) => ({ id: head.id, hits: joining.length })),
+    joins.map(({ head, joining }) => ({ id: head.id, by: joining.length })),
     now,
   );
   for (const { head, joining, reopened } of joins) {

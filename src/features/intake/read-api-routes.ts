@@ -12,13 +12,10 @@ import {
   IncidentWithSilences,
   incidentWithSilences,
 } from '../escalation/incident-with-silences.js';
+import { countUnresolvedBySeverity } from '../incidents/incident-counts.js';
 import { IncidentSummary } from '../incidents/incident-detail.js';
 import { INCIDENT_ORDERS, type IncidentFilters } from '../incidents/incident-query.js';
-import {
-  countUnresolvedBySeverity,
-  type IncidentStatus,
-  listIncidents,
-} from '../incidents/incident-records.js';
+import { type IncidentStatus, listIncidents } from '../incidents/incident-records.js';
 import { signalOutcomesOf } from './signal-outcome-records.js';
 import { SIGNALS_STREAM, signalFromStreamFields } from './signal-schema.js';
 

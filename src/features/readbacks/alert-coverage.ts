@@ -1,5 +1,5 @@
 import { ALERT_TYPES, CUSTOM_ALERT_TYPE } from '../incidents/alert-type-table.js';
-import { incidentsByAlertType } from '../incidents/incident-records.js';
+import { incidentsByAlertType } from '../incidents/incident-counts.js';
 import { matchPlaybook } from '../repair/playbooks.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { optionalInput, requiredInput } from './compose.js';

@@ -1,4 +1,4 @@
-import { countIncidentsSince, lastIncidentSeenAt } from '../incidents/incident-records.js';
+import { countIncidentsSince, lastIncidentSeenAt } from '../incidents/incident-counts.js';
 import { latestOperations } from '../oplog/operation-log.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { runtimeControl } from './runtime-control.js';

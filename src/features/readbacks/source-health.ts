@@ -3,7 +3,7 @@ import type { Db } from '../../ports/store.js';
 import { countApprovalsSince } from '../approvals/approval-records.js';
 import { countExternalEventsSince } from '../errtracker/external-event-records.js';
 import { countAlertsSince } from '../incidents/alert-records.js';
-import { countIncidentsSince } from '../incidents/incident-records.js';
+import { countIncidentsSince } from '../incidents/incident-counts.js';
 import { SIGNALS_STREAM } from '../intake/signal-schema.js';
 import { countOperationsSince } from '../oplog/operation-log.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
