@@ -30,6 +30,24 @@ export function convergedAlertRequest(secret: string): SignedRequest {
   });
 }
 
+/** Fingerprints in the wide converged run: an Alertmanager group's worth of alerts. */
+export const WIDE_FINGERPRINTS = 50;
+
+/**
+ * The converged alert of `WIDE_FINGERPRINTS` workloads: rotated across the connections, each
+ * opens its incident once and converges on it after, so a batch joins many fingerprints.
+ */
+export function wideConvergedRequests(secret: string): SignedRequest[] {
+  return Array.from({ length: WIDE_FINGERPRINTS }, (_, i) =>
+    signedJson(secret, {
+      alert_name: 'KubePodCrashLooping',
+      severity: 'warning',
+      namespace: 'bench',
+      target_resource: `wide${i}`,
+    }),
+  );
+}
+
 function newAlertBody(i: number) {
   // No dash: no Kubernetes-suffix rule can strip it, so every target is its own workload,
   // its own fingerprint, and therefore its own incident.

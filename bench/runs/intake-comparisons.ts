@@ -1,3 +1,4 @@
+import { WIDE_FINGERPRINTS } from '../lib/bodies.js';
 import type { Comparison, LatencyTarget } from '../lib/run-spec.js';
 
 /**
@@ -22,6 +23,17 @@ export const intakeComparisons: Comparison[] = [
     numerator: 'new-alert-distributed',
     denominator: 'converged-distributed',
     target: 0.35,
+  },
+  // A batch that joins many incidents (an Alertmanager group) against one that joins one.
+  {
+    label: `converged over ${WIDE_FINGERPRINTS} fingerprints ÷ over one (embedded)`,
+    numerator: 'converged-wide-embedded',
+    denominator: 'converged-embedded',
+  },
+  {
+    label: `converged over ${WIDE_FINGERPRINTS} fingerprints ÷ over one (distributed)`,
+    numerator: 'converged-wide-distributed',
+    denominator: 'converged-distributed',
   },
   {
     label: 'converged distributed ÷ converged embedded',

@@ -1,6 +1,12 @@
 import { alertmanagerPlan, startAlertmanager } from '../alertmanager.js';
 import { startBareServer, startFastifyFloor } from '../lib/bare.js';
-import { convergedAlertRequest, newAlertSequence, signalRequests } from '../lib/bodies.js';
+import {
+  convergedAlertRequest,
+  newAlertSequence,
+  signalRequests,
+  WIDE_FINGERPRINTS,
+  wideConvergedRequests,
+} from '../lib/bodies.js';
 import { distributedNames } from '../lib/distributed.js';
 import type { LoadPlan, SampleResponse } from '../lib/load.js';
 import { counterByLabel, describeCounts, total } from '../lib/metrics.js';
@@ -108,6 +114,7 @@ function serviceRuns(ctx: BenchContext, modeKey: 'embedded' | 'distributed'): Ru
   const ids = {
     signals: `signals-${modeKey}`,
     converged: `converged-${modeKey}`,
+    wide: `converged-wide-${modeKey}`,
     newAlert: `new-alert-${modeKey}`,
   };
   return [
@@ -135,6 +142,21 @@ function serviceRuns(ctx: BenchContext, modeKey: 'embedded' | 'distributed'): Ru
       checkSample: expectField('status', 'created'),
       afterLoad: alertCounts,
       cpuProfileDir: ctx.cpuProfileDir(ids.converged),
+    },
+    {
+      id: ids.wide,
+      label: `alerts converged over ${WIDE_FINGERPRINTS} fingerprints, ${modeLabel}`,
+      skip,
+      start: start(ids.wide),
+      plan: {
+        method: 'POST',
+        path: ALERTS_PATH,
+        source: { kind: 'rotate', requests: wideConvergedRequests(ctx.secret) },
+      },
+      // The sample opens the first incident; the warm-up opens the rest.
+      checkSample: expectField('status', 'created'),
+      afterLoad: alertCounts,
+      cpuProfileDir: ctx.cpuProfileDir(ids.wide),
     },
     {
       id: ids.newAlert,
