@@ -52,6 +52,9 @@ export async function createSqliteStore(
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 10000');
   connection.pragma('foreign_keys = ON');
+  // A multi-row insert in a transaction journals the pages it may have to undo; past 64 KiB
+  // that journal spilled to a temporary file, two writes a page (three a new incident).
+  connection.pragma('temp_store = MEMORY');
   // SQLite's own checkpoint (the commit that finds 1000 pages in the WAL) stays on beside
   // the worker's: see wal-checkpointer.ts for why the WAL needs it.
   connection.pragma('wal_autocheckpoint = 1000');
