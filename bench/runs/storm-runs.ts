@@ -161,7 +161,7 @@ async function measureAllIn(
   outcome.allInParts = parts;
   outcome.allInCpuMsPerIncident = sum(Object.values(parts));
   const detail = Object.entries(parts)
-    .map(([name, ms]) => `${name} ${ms.toFixed(3)}`)
+    .map(([name, ms]) => `${name === 'target' ? 'service' : name} ${ms.toFixed(3)}`)
     .join(' + ');
   outcome.notes.push(
     `all-in CPU per new incident: ${outcome.allInCpuMsPerIncident.toFixed(3)} ms (${detail}), until a second under ${QUIET_MS_PER_S} ms of CPU`,
