@@ -3,12 +3,27 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
-import type { Store } from '../../src/ports/store.js';
+import type { Db, Store } from '../../src/ports/store.js';
 import { tempDir } from '../helpers/backends.js';
 
-async function pragma(store: Store, name: string): Promise<unknown> {
-  const { rows } = await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(store.db);
+async function pragma(db: Db, name: string): Promise<unknown> {
+  const { rows } = await sql.raw<Record<string, unknown>>(`pragma ${name}`).execute(db);
   return Object.values(rows[0] ?? {})[0];
+}
+
+/** SQLite's temporary files that this process holds open (unlinked, so only /proc shows them). */
+function openTemporaryFiles(): string[] {
+  const dir = '/proc/self/fd';
+  return fs
+    .readdirSync(dir)
+    .flatMap((fd) => {
+      try {
+        return [fs.readlinkSync(path.join(dir, fd))];
+      } catch {
+        return []; // closed since it was listed
+      }
+    })
+    .filter((target) => target.includes('etilqs_'));
 }
 
 describe('the embedded store’s SQLite settings', () => {
@@ -19,17 +34,40 @@ describe('the embedded store’s SQLite settings', () => {
     for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('writes ahead, syncs at checkpoints, and keeps its temporary files in memory', async () => {
+  async function openStore(): Promise<Store> {
     const dir = tempDir();
     dirs.push(dir);
     const store = await createSqliteStore(path.join(dir, 'app.db'));
     stores.push(store);
-    expect(await pragma(store, 'journal_mode')).toBe('wal');
-    // NORMAL: in WAL mode a commit is durable against a crash of the process, not of the OS.
-    expect(await pragma(store, 'synchronous')).toBe(1);
-    // MEMORY: a multi-row insert inside a transaction keeps the pages it may have to undo in
-    // a statement journal; past 64 KiB that journal otherwise spills to a temporary file, two
-    // writes per page (a new incident's batch did, three writes a request).
-    expect(await pragma(store, 'temp_store')).toBe(2);
+    return store;
+  }
+
+  it('writes ahead of the database, waits for other processes, and checkpoints at 1000 pages', async () => {
+    const { db } = await openStore();
+    expect(await pragma(db, 'journal_mode')).toBe('wal');
+    expect(await pragma(db, 'busy_timeout')).toBe(10_000);
+    expect(await pragma(db, 'wal_autocheckpoint')).toBe(1000);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'keeps a transaction’s statement journal in memory, and other temporary files on disk',
+    async () => {
+      const { db } = await openStore();
+      // About 120 pages of rows, committed, so that one statement then changes each of them.
+      const value = 'x'.repeat(4000);
+      await db
+        .insertInto('settings')
+        .values(Array.from({ length: 120 }, (_, i) => ({ key: `k-${i}`, value, updated_at: 0 })))
+        .execute();
+      const during = await db.transaction().execute(async (tx) => {
+        // Its statement journal holds the 120 pages as they were: past the 64 KiB at which
+        // SQLite moves a journal kept in memory to a temporary file.
+        await tx.updateTable('settings').set({ updated_at: 1 }).execute();
+        return openTemporaryFiles();
+      });
+      expect(during).toEqual([]);
+      // Outside that moment the default stands: a large sort may still spill to disk.
+      expect(await pragma(db, 'temp_store')).toBe(0);
+    },
+  );
 });

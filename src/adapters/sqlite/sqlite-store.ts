@@ -8,12 +8,19 @@ import { withStatementCache } from './statement-cache.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /**
- * Two changes to how Kysely's driver runs a transaction on this connection.
+ * Three changes to how Kysely's driver runs a transaction on this connection.
  *
  * Every transaction begins IMMEDIATE: SQLite takes its write lock before anything is read,
  * so there is no stale snapshot and no lock upgrade to fail on (SQLITE_BUSY mid-way), and
  * other processes on the file wait at the start. That lock is the whole database's, so it
  * stands for every name `withLock` is given.
+ *
+ * Its statement journals stay in memory. A statement inside a transaction journals the
+ * pages it may have to undo, and past 64 KiB SQLite spills that journal to a temporary
+ * file, two writes a page: a batch of new incidents did, every time. SQLite decides where
+ * at BEGIN, from `temp_store`, so the setting is MEMORY for the BEGIN only. Everywhere else
+ * it stays the default, files, so a large sort (a `group by` over every incident) still
+ * spills to disk rather than holding every row in memory.
  *
  * On some errors (a full disk, an I/O error) SQLite rolls the transaction back itself; the
  * ROLLBACK Kysely then sends fails with "no transaction is active" and would replace the
@@ -24,7 +31,13 @@ function withWriterTransactions(dialect: SqliteDialect, connection: Database.Dat
   dialect.createDriver = () => {
     const driver = createDriver();
     driver.beginTransaction = async (db) => {
-      await db.executeQuery(BEGIN_IMMEDIATE);
+      // `exec`, not a prepared statement: SQLite applies this pragma when it compiles it.
+      connection.exec('pragma temp_store = MEMORY');
+      try {
+        await db.executeQuery(BEGIN_IMMEDIATE);
+      } finally {
+        connection.exec('pragma temp_store = DEFAULT');
+      }
     };
     const rollback = driver.rollbackTransaction.bind(driver);
     driver.rollbackTransaction = async (db) => {
@@ -52,9 +65,6 @@ export async function createSqliteStore(
   connection.pragma('synchronous = NORMAL');
   connection.pragma('busy_timeout = 10000');
   connection.pragma('foreign_keys = ON');
-  // A multi-row insert in a transaction journals the pages it may have to undo; past 64 KiB
-  // that journal spilled to a temporary file, two writes a page (three a new incident).
-  connection.pragma('temp_store = MEMORY');
   // SQLite's own checkpoint (the commit that finds 1000 pages in the WAL) stays on beside
   // the worker's: see wal-checkpointer.ts for why the WAL needs it.
   connection.pragma('wal_autocheckpoint = 1000');
