@@ -36,7 +36,7 @@ function withWriterTransactions(dialect: SqliteDialect, connection: Database.Dat
       try {
         await db.executeQuery(BEGIN_IMMEDIATE);
       } finally {
-        connection.exec('pragma temp_store = DEFAULT');
+        tempFilesOnDisk(connection);
       }
     };
     const rollback = driver.rollbackTransaction.bind(driver);
@@ -49,6 +49,21 @@ function withWriterTransactions(dialect: SqliteDialect, connection: Database.Dat
 }
 
 const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
+
+/**
+ * Back to the default after a BEGIN. Should that fail, the transaction it began is rolled
+ * back here: Kysely rolls back only a transaction whose begin succeeded. Switching closes the
+ * temporary database if one is open and makes SQLite prepare every statement again; the
+ * service never opens it (no `temp.` names, no `create temp`).
+ */
+function tempFilesOnDisk(connection: Database.Database): void {
+  try {
+    connection.exec('pragma temp_store = DEFAULT');
+  } catch (error) {
+    if (connection.inTransaction) connection.exec('rollback');
+    throw error;
+  }
+}
 
 /**
  * Embedded store: one better-sqlite3 connection in WAL mode, checkpointed from a worker
