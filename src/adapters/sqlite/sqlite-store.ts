@@ -52,9 +52,9 @@ const BEGIN_IMMEDIATE = CompiledQuery.raw('begin immediate');
 
 /**
  * Back to the default after a BEGIN. Should that fail, the transaction it began is rolled
- * back here: Kysely rolls back only a transaction whose begin succeeded. Switching closes the
- * temporary database if one is open and makes SQLite prepare every statement again; the
- * service never opens it (no `temp.` names, no `create temp`).
+ * back here: Kysely rolls back only a transaction whose begin succeeded. SQLite refuses the
+ * switch inside a transaction while its TEMP database is open, since switching closes it;
+ * the service never opens it (no `temp.` names, no `create temp`).
  */
 function tempFilesOnDisk(connection: Database.Database): void {
   try {
