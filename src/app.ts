@@ -39,7 +39,7 @@ import { prepareGracefulClose } from './http/graceful-close.js';
 import { refuseUnknownHosts } from './http/host-check.js';
 import { acceptStrictJson } from './http/json-body.js';
 import { refuseNulInUrl } from './http/nul-in-url.js';
-import { addSecurityHeaders } from './http/security-headers.js';
+import { addSecurityHeaders, pageSecurityHeaders } from './http/security-headers.js';
 import {
   capConnectionsPerClient,
   connectionDeadlines,
@@ -124,7 +124,11 @@ export async function buildApp(
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // In a scope of its own, so the docs' page and its static files carry the page headers.
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', pageSecurityHeaders());
+    await docs.register(swaggerUi, { routePrefix: '/docs' });
+  });
   await app.register(observabilityRoutes, { services });
   await app.register(consoleRoutes, { root: consoleRoot() });
   await app.register(readinessRoutes, { prefix: '/api/v1', services });

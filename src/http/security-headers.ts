@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 
 /**
- * CONTRACT, Bad input: `nosniff` and `no-referrer` everywhere, and a policy that allows
- * only the service's own origin. The API docs (`/docs`) load their scripts and styles from
- * files, so they work under it.
+ * helmet's options for pages. CONTRACT, Bad input: an HTML answer carries a policy that
+ * allows only the service's own origin. The API docs (`/docs`) load their scripts and
+ * styles from files, so they work under it.
  */
 export const SECURITY_HEADERS = {
   referrerPolicy: { policy: 'no-referrer' as const },
@@ -63,16 +63,43 @@ export function recordHelmet(options: Parameters<typeof helmet>[0]): Record<stri
 }
 
 /**
- * Every answer, errors and 404s included, carries the recorded headers. They go on the
- * reply, not on the raw response: Node then writes them with the rest in one pass, where
- * headers set on the raw response are each validated and stored twice.
+ * CONTRACT, Bad input: what every answer carries, errors and 404s included. A JSON answer
+ * is never rendered as a page, so helmet's dozen page headers would only lengthen every
+ * answer (Node checks each header of each answer as it writes it). These keep a browser
+ * from sniffing an answer into a page, framing it, leaking the referrer or embedding the
+ * answer in another origin's page.
+ */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cross-origin-resource-policy': 'same-origin',
+});
+
+type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
+
+/**
+ * The API's headers on every answer. They go on the reply, not on the raw response: Node
+ * then writes them with the rest in one pass, where headers set on the raw response are
+ * each validated and stored twice.
  */
 export function addSecurityHeaders(app: FastifyInstance): void {
-  const headers = recordHelmet(SECURITY_HEADERS);
   app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(headers);
+    reply.headers(API_SECURITY_HEADERS);
     done();
   });
+}
+
+/**
+ * onRequest hook for the routes that serve pages (the console, the API docs): helmet's
+ * whole set with the page policy of `SECURITY_HEADERS`, in place of the API's headers.
+ */
+export function pageSecurityHeaders(): OnRequest {
+  const headers = recordHelmet(SECURITY_HEADERS);
+  return (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  };
 }
 
 /**

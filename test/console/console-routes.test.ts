@@ -3,6 +3,7 @@ import path from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { consoleRoot, consoleRoutes } from '../../src/features/console/console-routes.js';
+import { recordHelmet, SECURITY_HEADERS } from '../../src/http/security-headers.js';
 import { tempDir } from '../helpers/backends.js';
 
 async function appServing(root: string) {
@@ -45,6 +46,22 @@ describe('console routes', () => {
     expect(asset.statusCode).toBe(200);
     expect(asset.headers['cache-control']).toContain('immutable');
     expect((await app.inject('/console')).statusCode).toBe(301);
+  });
+
+  it('gives the page and its assets the page headers, with a policy of the own origin', async () => {
+    const root = tempDir('console-built-');
+    fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>console</title>');
+    fs.mkdirSync(path.join(root, 'assets'));
+    fs.writeFileSync(path.join(root, 'assets', 'index-abc123.js'), 'export {};');
+    const app = await appServing(root);
+    const expected = recordHelmet(SECURITY_HEADERS);
+    for (const url of ['/console/', '/console/assets/index-abc123.js']) {
+      const answer = await app.inject(url);
+      for (const [name, value] of Object.entries(expected)) {
+        expect(answer.headers[name], `${url} ${name}`).toBe(value);
+      }
+      expect(answer.headers['content-security-policy']).toContain("default-src 'self'");
+    }
   });
 
   it('finds dist-console/ at the package root', () => {

@@ -2,7 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
-import { recordHelmet, SECURITY_HEADERS } from '../../src/http/security-headers.js';
+import {
+  API_SECURITY_HEADERS,
+  recordHelmet,
+  SECURITY_HEADERS,
+} from '../../src/http/security-headers.js';
 import { buildTestApp, postSigned } from '../helpers/build-app.js';
 import { openFeed } from '../helpers/feed-client.js';
 
@@ -26,6 +30,13 @@ async function helmetsOwnHeaders(): Promise<Record<string, string>> {
   }
 }
 
+const ALERT = {
+  alert_name: 'HeaderCheck',
+  severity: 'warning',
+  namespace: 'ns',
+  target_resource: 'svc',
+};
+
 describe('security headers (CONTRACT, Bad input)', async () => {
   const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
 
@@ -42,27 +53,47 @@ describe('security headers (CONTRACT, Bad input)', async () => {
     expect(response.headers['referrer-policy']).toBe('no-referrer');
   });
 
-  it('every answer carries each header helmet sets, as helmet sets it (recorded once)', async () => {
+  it.each([
+    ['a JSON answer', () => app.inject('/api/v1/webhooks/errtracker/health')],
+    ['a 404', () => app.inject('/api/v1/nowhere')],
+    ['an accepted alert', () => postSigned(app, '/api/v1/webhooks/alerts', ALERT)],
+    ['the metrics', () => app.inject('/metrics')],
+  ])('%s carries the API headers and no page headers', async (_what, send) => {
+    const response = await send();
+    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) {
+      expect(response.headers[name], name).toBe(value);
+    }
+    expect(response.headers['content-security-policy']).toBe(
+      "default-src 'none'; frame-ancestors 'none'",
+    );
+    expect(response.headers['x-frame-options']).toBeUndefined();
+    expect(response.headers['strict-transport-security']).toBeUndefined();
+  });
+
+  it('a page and its assets carry each header helmet sets, as helmet sets it (recorded once)', async () => {
     const expected = await helmetsOwnHeaders();
     expect(Object.keys(expected).length).toBeGreaterThan(8);
+    const page = await app.inject('/docs/');
+    const asset = [...page.body.matchAll(/src="([^"]+\.js)"/g)].map((match) => match[1]!)[0];
+    expect(asset).toBeDefined();
     for (const response of [
-      await app.inject('/api/v1/webhooks/errtracker/health'),
-      await app.inject('/api/v1/nowhere'),
+      page,
+      await app.inject(new URL(asset!, 'http://service/docs/').pathname),
     ]) {
+      expect(response.statusCode).toBe(200);
       for (const [name, value] of Object.entries(expected)) {
         expect(response.headers[name], name).toBe(value);
       }
     }
   });
 
-  it('a server-sent event stream, which writes its own head, carries them too', async () => {
-    const expected = await helmetsOwnHeaders();
+  it('a server-sent event stream, which writes its own head, carries the API headers too', async () => {
     const { app: listening } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
     await listening.listen({ port: 0, host: '127.0.0.1' });
     const feed = await openFeed(listening);
     try {
       expect(feed.response.headers.get('content-type')).toMatch(/text\/event-stream/);
-      for (const [name, value] of Object.entries(expected)) {
+      for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) {
         expect(feed.response.headers.get(name), name).toBe(value);
       }
     } finally {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { pageSecurityHeaders } from '../../http/security-headers.js';
 
 export interface ConsoleRoutesOptions {
   /** The folder `npm run build:console` writes: `dist-console/` at the package root. */
@@ -31,6 +32,7 @@ export function consoleRoot(from: string = path.dirname(fileURLToPath(import.met
  * the console token; its data comes from the read API, which asks for it.
  */
 export async function consoleRoutes(app: FastifyInstance, { root }: ConsoleRoutesOptions) {
+  app.addHook('onRequest', pageSecurityHeaders());
   app.get('/', { schema: { hide: true } }, async (_request, reply) =>
     reply.redirect('/console/', 302),
   );
