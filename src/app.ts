@@ -39,7 +39,7 @@ import { prepareGracefulClose } from './http/graceful-close.js';
 import { refuseUnknownHosts } from './http/host-check.js';
 import { acceptStrictJson } from './http/json-body.js';
 import { refuseNulInUrl } from './http/nul-in-url.js';
-import { addSecurityHeaders, pageSecurityHeaders } from './http/security-headers.js';
+import { addApiSecurityHeaders, pageSecurityHeaders } from './http/security-headers.js';
 import {
   capConnectionsPerClient,
   connectionDeadlines,
@@ -98,7 +98,7 @@ export async function buildApp(
     await runtime.close();
   });
 
-  addSecurityHeaders(app);
+  addApiSecurityHeaders(app);
   refuseUnknownHosts(app, config);
   refuseNulInUrl(app);
   // In prod a weak credential stops the start (config.ts); elsewhere it is said once.

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify';
 import helmet from 'helmet';
 
 /**
@@ -7,7 +7,7 @@ import helmet from 'helmet';
  * allows only the service's own origin. The API docs (`/docs`) load their scripts and
  * styles from files, so they work under it.
  */
-export const SECURITY_HEADERS = {
+export const PAGE_HELMET_OPTIONS = {
   referrerPolicy: { policy: 'no-referrer' as const },
   contentSecurityPolicy: {
     useDefaults: false,
@@ -63,11 +63,12 @@ export function recordHelmet(options: Parameters<typeof helmet>[0]): Record<stri
 }
 
 /**
- * CONTRACT, Bad input: what every answer carries, errors and 404s included. A JSON answer
- * is never rendered as a page, so helmet's dozen page headers would only lengthen every
- * answer (Node checks each header of each answer as it writes it). These keep a browser
- * from sniffing an answer into a page, framing it, leaking the referrer or embedding the
- * answer in another origin's page.
+ * CONTRACT, Bad input: what every answer carries, errors and 404s included. An API answer
+ * is data (JSON, the metrics' text, an event stream), not a page, so helmet's dozen page
+ * headers would only lengthen every answer (Node checks each header of each answer as it
+ * writes it). With these, a browser that opens an answer sniffs no other type into it,
+ * loads and runs nothing in it, sends no referrer from it, and lets no other site frame or
+ * embed it.
  */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-content-type-options': 'nosniff',
@@ -76,14 +77,12 @@ export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fre
   'cross-origin-resource-policy': 'same-origin',
 });
 
-type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
-
 /**
  * The API's headers on every answer. They go on the reply, not on the raw response: Node
  * then writes them with the rest in one pass, where headers set on the raw response are
  * each validated and stored twice.
  */
-export function addSecurityHeaders(app: FastifyInstance): void {
+export function addApiSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(API_SECURITY_HEADERS);
     done();
@@ -91,11 +90,12 @@ export function addSecurityHeaders(app: FastifyInstance): void {
 }
 
 /**
- * onRequest hook for the routes that serve pages (the console, the API docs): helmet's
- * whole set with the page policy of `SECURITY_HEADERS`, in place of the API's headers.
+ * onRequest hook for the scopes that serve pages (the console, the API docs): helmet's
+ * whole set with the page policy of `PAGE_HELMET_OPTIONS`. A scope's hooks run after the
+ * root's, so this replaces the API's headers: helmet sets all four of their names too.
  */
-export function pageSecurityHeaders(): OnRequest {
-  const headers = recordHelmet(SECURITY_HEADERS);
+export function pageSecurityHeaders(): onRequestHookHandler {
+  const headers = recordHelmet(PAGE_HELMET_OPTIONS);
   return (_request, reply, done) => {
     reply.headers(headers);
     done();

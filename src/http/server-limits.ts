@@ -51,6 +51,9 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
     socket.write(
       `HTTP/1.1 ${known.status} ${http.STATUS_CODES[known.status]}\r\n` +
         'Content-Type: application/json\r\n' +
+        // CONTRACT, Bad input: every answer carries these two, this one written by hand too.
+        'X-Content-Type-Options: nosniff\r\n' +
+        'Referrer-Policy: no-referrer\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         body,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { consoleRoot, consoleRoutes } from '../../src/features/console/console-routes.js';
-import { recordHelmet, SECURITY_HEADERS } from '../../src/http/security-headers.js';
+import { PAGE_HELMET_OPTIONS, recordHelmet } from '../../src/http/security-headers.js';
 import { tempDir } from '../helpers/backends.js';
 
 async function appServing(root: string) {
@@ -54,7 +54,7 @@ describe('console routes', () => {
     fs.mkdirSync(path.join(root, 'assets'));
     fs.writeFileSync(path.join(root, 'assets', 'index-abc123.js'), 'export {};');
     const app = await appServing(root);
-    const expected = recordHelmet(SECURITY_HEADERS);
+    const expected = recordHelmet(PAGE_HELMET_OPTIONS);
     for (const url of ['/console/', '/console/assets/index-abc123.js']) {
       const answer = await app.inject(url);
       for (const [name, value] of Object.entries(expected)) {

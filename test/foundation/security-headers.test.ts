@@ -4,15 +4,15 @@ import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
 import {
   API_SECURITY_HEADERS,
+  PAGE_HELMET_OPTIONS,
   recordHelmet,
-  SECURITY_HEADERS,
 } from '../../src/http/security-headers.js';
 import { buildTestApp, postSigned } from '../helpers/build-app.js';
 import { openFeed } from '../helpers/feed-client.js';
 
 /** The headers helmet itself puts on a real response of a plain node:http server. */
 async function helmetsOwnHeaders(): Promise<Record<string, string>> {
-  const secure = helmet(SECURITY_HEADERS);
+  const secure = helmet(PAGE_HELMET_OPTIONS);
   const server = http.createServer((req, res) => secure(req, res, () => res.end()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
@@ -37,50 +37,74 @@ const ALERT = {
   target_resource: 'svc',
 };
 
+/** What an API answer carries, written out here rather than read from the code under test. */
+const API_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cross-origin-resource-policy': 'same-origin',
+};
+
 describe('security headers (CONTRACT, Bad input)', async () => {
   const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+  const OVERSIZED = { ...ALERT, message: 'x'.repeat(app.services.config.bodyLimitBytes) };
+  const formPost = (url: string) =>
+    app.inject({
+      method: 'POST',
+      url,
+      payload: 'a=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
 
   it.each([
     ['a JSON answer', () => app.inject('/api/v1/webhooks/errtracker/health')],
     ['a 404', () => app.inject('/api/v1/nowhere')],
     ['a 422', () => postSigned(app, '/api/v1/webhooks/signals', {})],
+    [
+      'a 413 refused before the handler',
+      () => postSigned(app, '/api/v1/webhooks/alerts', OVERSIZED),
+    ],
+    ['a 415 form post', () => formPost('/api/v1/webhooks/alerts')],
     ['the OpenAPI document', () => app.inject('/openapi.json')],
     ['the metrics', () => app.inject('/metrics')],
     ['the API docs page', () => app.inject('/docs/')],
+    ['the redirect to the console', () => app.inject('/')],
   ])('%s carries nosniff and no-referrer', async (_what, send) => {
     const response = await send();
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['referrer-policy']).toBe('no-referrer');
   });
 
+  it('the API headers are these four', () => {
+    expect(API_SECURITY_HEADERS).toEqual(API_HEADERS);
+  });
+
   it.each([
-    ['a JSON answer', () => app.inject('/api/v1/webhooks/errtracker/health')],
-    ['a 404', () => app.inject('/api/v1/nowhere')],
-    ['an accepted alert', () => postSigned(app, '/api/v1/webhooks/alerts', ALERT)],
-    ['the metrics', () => app.inject('/metrics')],
-  ])('%s carries the API headers and no page headers', async (_what, send) => {
+    ['a JSON answer', 200, () => app.inject('/api/v1/webhooks/errtracker/health')],
+    ['a 404', 404, () => app.inject('/api/v1/nowhere')],
+    ['an accepted alert', 200, () => postSigned(app, '/api/v1/webhooks/alerts', ALERT)],
+    ['a 413', 413, () => postSigned(app, '/api/v1/webhooks/alerts', OVERSIZED)],
+    ['the metrics', 200, () => app.inject('/metrics')],
+  ])('%s carries the API headers and no page headers', async (_what, status, send) => {
     const response = await send();
-    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) {
+    expect(response.statusCode).toBe(status);
+    for (const [name, value] of Object.entries(API_HEADERS)) {
       expect(response.headers[name], name).toBe(value);
     }
-    expect(response.headers['content-security-policy']).toBe(
-      "default-src 'none'; frame-ancestors 'none'",
-    );
     expect(response.headers['x-frame-options']).toBeUndefined();
     expect(response.headers['strict-transport-security']).toBeUndefined();
   });
 
-  it('a page and its assets carry each header helmet sets, as helmet sets it (recorded once)', async () => {
+  it('pages and their assets carry each header helmet sets, as helmet sets it (recorded once)', async () => {
     const expected = await helmetsOwnHeaders();
     expect(Object.keys(expected).length).toBeGreaterThan(8);
     const page = await app.inject('/docs/');
     const asset = [...page.body.matchAll(/src="([^"]+\.js)"/g)].map((match) => match[1]!)[0];
     expect(asset).toBeDefined();
-    for (const response of [
-      page,
-      await app.inject(new URL(asset!, 'http://service/docs/').pathname),
-    ]) {
-      expect(response.statusCode).toBe(200);
+    const docs = [page, await app.inject(new URL(asset!, 'http://service/docs/').pathname)];
+    for (const response of docs) expect(response.statusCode).toBe(200);
+    // The console answers 200 when built and 503 when not; either way from its page scope.
+    for (const response of [...docs, await app.inject('/console/'), await app.inject('/')]) {
       for (const [name, value] of Object.entries(expected)) {
         expect(response.headers[name], name).toBe(value);
       }
@@ -93,7 +117,7 @@ describe('security headers (CONTRACT, Bad input)', async () => {
     const feed = await openFeed(listening);
     try {
       expect(feed.response.headers.get('content-type')).toMatch(/text\/event-stream/);
-      for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) {
+      for (const [name, value] of Object.entries(API_HEADERS)) {
         expect(feed.response.headers.get(name), name).toBe(value);
       }
     } finally {
@@ -107,7 +131,7 @@ describe('security headers (CONTRACT, Bad input)', async () => {
       recordHelmet({
         contentSecurityPolicy: {
           directives: {
-            ...SECURITY_HEADERS.contentSecurityPolicy.directives,
+            ...PAGE_HELMET_OPTIONS.contentSecurityPolicy.directives,
             scriptSrc: ["'self'", nonce],
           },
         },

@@ -51,6 +51,9 @@ describe('slow clients are cut off (finding 1)', () => {
     connection.socket.write('GET /api/v1/livez HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: ');
     await closedWithin(connection, 3500);
     expect(connection.received()).toMatch(/^HTTP\/1\.1 408 /);
+    // CONTRACT, Bad input: even an answer written outside Fastify carries these two.
+    expect(connection.received()).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/);
+    expect(connection.received()).toMatch(/\r\nReferrer-Policy: no-referrer\r\n/);
   });
 
   it('an idle keep-alive connection is closed after 5 s', async () => {

@@ -32,6 +32,7 @@ export function consoleRoot(from: string = path.dirname(fileURLToPath(import.met
  * the console token; its data comes from the read API, which asks for it.
  */
 export async function consoleRoutes(app: FastifyInstance, { root }: ConsoleRoutesOptions) {
+  // The page and its assets are a page, not API answers: helmet's whole set, not the API's.
   app.addHook('onRequest', pageSecurityHeaders());
   app.get('/', { schema: { hide: true } }, async (_request, reply) =>
     reply.redirect('/console/', 302),
