@@ -13,6 +13,15 @@ async function appServing(root: string) {
   return app;
 }
 
+/** A console build of one page and one hashed asset, `assets/index-abc123.js`. */
+function builtConsole(): string {
+  const root = tempDir('console-built-');
+  fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>console</title>');
+  fs.mkdirSync(path.join(root, 'assets'));
+  fs.writeFileSync(path.join(root, 'assets', 'index-abc123.js'), 'export {};');
+  return root;
+}
+
 describe('console routes', () => {
   it('sends / to /console/', async () => {
     const app = await appServing(tempDir('console-empty-'));
@@ -33,11 +42,7 @@ describe('console routes', () => {
   });
 
   it('serves index.html at /console/ and hashed assets for good', async () => {
-    const root = tempDir('console-built-');
-    fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>console</title>');
-    fs.mkdirSync(path.join(root, 'assets'));
-    fs.writeFileSync(path.join(root, 'assets', 'index-abc123.js'), 'export {};');
-    const app = await appServing(root);
+    const app = await appServing(builtConsole());
     const page = await app.inject('/console/');
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<title>console</title>');
@@ -49,11 +54,7 @@ describe('console routes', () => {
   });
 
   it('gives the page and its assets the page headers, with a policy of the own origin', async () => {
-    const root = tempDir('console-built-');
-    fs.writeFileSync(path.join(root, 'index.html'), '<!doctype html><title>console</title>');
-    fs.mkdirSync(path.join(root, 'assets'));
-    fs.writeFileSync(path.join(root, 'assets', 'index-abc123.js'), 'export {};');
-    const app = await appServing(root);
+    const app = await appServing(builtConsole());
     const expected = recordHelmet(PAGE_HELMET_OPTIONS);
     for (const url of ['/console/', '/console/assets/index-abc123.js']) {
       const answer = await app.inject(url);
