@@ -57,20 +57,22 @@ describe('security headers (CONTRACT, Bad input)', async () => {
     });
 
   it.each([
-    ['a JSON answer', () => app.inject('/api/v1/webhooks/errtracker/health')],
-    ['a 404', () => app.inject('/api/v1/nowhere')],
-    ['a 422', () => postSigned(app, '/api/v1/webhooks/signals', {})],
+    ['a JSON answer', 200, () => app.inject('/api/v1/webhooks/errtracker/health')],
+    ['a 404', 404, () => app.inject('/api/v1/nowhere')],
+    ['a 422', 422, () => postSigned(app, '/api/v1/webhooks/signals', {})],
     [
       'a 413 refused before the handler',
+      413,
       () => postSigned(app, '/api/v1/webhooks/alerts', OVERSIZED),
     ],
-    ['a 415 form post', () => formPost('/api/v1/webhooks/alerts')],
-    ['the OpenAPI document', () => app.inject('/openapi.json')],
-    ['the metrics', () => app.inject('/metrics')],
-    ['the API docs page', () => app.inject('/docs/')],
-    ['the redirect to the console', () => app.inject('/')],
-  ])('%s carries nosniff and no-referrer', async (_what, send) => {
+    ['a 415 form post', 415, () => formPost('/api/v1/webhooks/alerts')],
+    ['the OpenAPI document', 200, () => app.inject('/openapi.json')],
+    ['the metrics', 200, () => app.inject('/metrics')],
+    ['the API docs page', 200, () => app.inject('/docs/')],
+    ['the redirect to the console', 302, () => app.inject('/')],
+  ])('%s (%i) carries nosniff and no-referrer', async (_what, status, send) => {
     const response = await send();
+    expect(response.statusCode).toBe(status);
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['referrer-policy']).toBe('no-referrer');
   });
