@@ -67,13 +67,16 @@ export async function buildApp(
     bodyLimit: config.bodyLimitBytes,
     // Per-request log lines cost a third of the signal throughput; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: true,
+    // prepareGracefulClose answers those 503s itself, in the API's shape.
+    return503OnClosing: false,
     ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   capConnectionsPerClient(app.server, config.maxConnectionsPerClient);
   continueOnlyWhenBodyIsRead(app.server);
   app.setValidatorCompiler(validatorCompiler);
   acceptStrictJson(app);
+  // Before the graceful close: its 503 while closing carries the headers too.
+  addApiSecurityHeaders(app);
   const handlers = prepareGracefulClose(app);
 
   // A bad rules file stops the start before any connection is opened.
@@ -98,7 +101,6 @@ export async function buildApp(
     await runtime.close();
   });
 
-  addApiSecurityHeaders(app);
   refuseUnknownHosts(app, config);
   refuseNulInUrl(app);
   // In prod a weak credential stops the start (config.ts); elsewhere it is said once.

@@ -82,6 +82,9 @@ export const errors = {
   tooManyAlerts: (count: number, limit: number) =>
     new HttpError(413, `Too many alerts in one body: ${count} (limit ${limit})`),
   feedFull: () => new HttpError(503, 'Too many live feed streams open; retry later'),
+  // A request that reaches a replica after its shutdown began: another replica (or this one,
+  // restarted) takes the retry.
+  shuttingDown: () => new HttpError(503, 'The service is shutting down; retry the request'),
   badCursor: () => new HttpError(422, 'cursor is not a cursor this service issued'),
   // CONTRACT, Readbacks: E-SNAP. The 500 names the readback; the package inventory, derived
   // from files the operator owns, also says which file and why.

@@ -1,11 +1,17 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { errors } from '../errors.js';
+
+/** How soon a request refused while closing may be retried: by then it reaches another replica. */
+const SHUTTING_DOWN_RETRY_AFTER_S = 1;
 
 /**
  * What `app.close()` needs beyond Fastify's own: handlers whose client went away still
  * finish before the database closes (their writes and job enqueues must land), responses
  * sent while closing (or before the request's body was read) end their connection, and
  * connections still open after `graceMs` are cut so shutdown never waits out a keep-alive
- * timeout.
+ * timeout. A request that arrives after closing began is refused with a 503 of the API's
+ * shape (Fastify's own `return503OnClosing` answer has neither `detail` nor the security
+ * headers): register the API's security headers before this, so the refusal carries them.
  */
 export function prepareGracefulClose(app: FastifyInstance, graceMs = 10_000) {
   const running = new Set<Promise<unknown>>();
@@ -24,6 +30,17 @@ export function prepareGracefulClose(app: FastifyInstance, graceMs = 10_000) {
       }
       return result;
     } as RouteOptions['handler'];
+  });
+  // A request whose headers were still arriving when closing began (its connection was not
+  // idle, so the server kept it) or pipelined behind one in flight: its handler would race the
+  // database closing behind it.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    const { statusCode, detail } = errors.shuttingDown();
+    reply
+      .code(statusCode)
+      .header('retry-after', String(SHUTTING_DOWN_RETRY_AFTER_S))
+      .send({ detail });
   });
   app.addHook('preClose', async () => {
     closing = true;

@@ -1,5 +1,24 @@
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { backends, buildTestApp } from '../helpers/build-app.js';
+import { closedWithin, rawConnect } from '../helpers/raw-http.js';
+
+/** Resolves once nothing listens on `port` any more: the server's close has begun. */
+async function refusingConnections(port: number): Promise<void> {
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = net.connect({ port, host: '127.0.0.1' });
+      probe.once('connect', () => {
+        probe.destroy();
+        resolve(false);
+      });
+      probe.once('error', () => resolve(true));
+    });
+    if (refused) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 describe.each(backends())('graceful shutdown on %s', (backend) => {
   it('finishes in-flight requests, keeps what it answered, then closes its connections', async () => {
@@ -39,5 +58,33 @@ describe.each(backends())('graceful shutdown on %s', (backend) => {
     const stored = (await second.app.inject('/api/v1/signals?limit=200')).json();
     const storedIds = new Set(stored.items.map((s: { id: string }) => s.id));
     for (const id of answered) expect(storedIds.has(id)).toBe(true);
+  });
+});
+
+describe('a request that arrives while the service closes', () => {
+  it('is answered 503 with a detail, the security headers and Retry-After, and its connection closed', async () => {
+    const test = await buildTestApp();
+    await test.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = test.app.server.address() as AddressInfo;
+    const connection = await rawConnect(port);
+    // Half a request: the connection is busy, so closing the server keeps it open.
+    connection.socket.write('POST /api/v1/webhooks/signals HTTP/1.1\r\nhost: 127.0.0.1\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closing = test.close();
+    await refusingConnections(port);
+    connection.socket.write('content-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
+    await closedWithin(connection, 5000);
+    await closing;
+
+    const answer = connection.received();
+    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    const [head, body] = answer.split('\r\n\r\n') as [string, string];
+    expect(JSON.parse(body)).toEqual({ detail: 'The service is shutting down; retry the request' });
+    expect(head).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+    expect(head).toMatch(/\r\nretry-after: 1\r\n/i);
+    expect(head).toMatch(/\r\nconnection: close\r\n/i);
+    // CONTRACT, Bad input: every response carries these two.
+    expect(head).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+    expect(head).toMatch(/\r\nreferrer-policy: no-referrer\r\n/i);
   });
 });
