@@ -7,6 +7,7 @@ import {
   PAGE_HELMET_OPTIONS,
   recordHelmet,
 } from '../../src/http/security-headers.js';
+import { analyze, listen } from '../analysis/analysis-helpers.js';
 import { buildTestApp, postSigned } from '../helpers/build-app.js';
 import { openFeed } from '../helpers/feed-client.js';
 
@@ -113,7 +114,7 @@ describe('security headers (CONTRACT, Bad input)', async () => {
     }
   });
 
-  it('a server-sent event stream, which writes its own head, carries the API headers too', async () => {
+  it('the live feed, an event stream that writes its own head, carries the API headers too', async () => {
     const { app: listening } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
     await listening.listen({ port: 0, host: '127.0.0.1' });
     const feed = await openFeed(listening);
@@ -124,6 +125,27 @@ describe('security headers (CONTRACT, Bad input)', async () => {
       }
     } finally {
       await feed.close();
+    }
+  });
+
+  it("an analysis task's event stream carries the API headers too", async () => {
+    const { app: listening } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    const taskId = (
+      await analyze(listening, { severity: 'P3', affected_services: ['cart'] })
+    ).json().task_id as string;
+    const base = await listen(listening);
+    const abort = new AbortController();
+    try {
+      const stream = await fetch(`${base}/api/v1/agents/stream/${taskId}`, {
+        signal: abort.signal,
+      });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
+      for (const [name, value] of Object.entries(API_HEADERS)) {
+        expect(stream.headers.get(name), name).toBe(value);
+      }
+    } finally {
+      abort.abort();
     }
   });
 
