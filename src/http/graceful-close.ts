@@ -1,8 +1,17 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { errors } from '../errors.js';
 
-/** How soon a request refused while closing may be retried: by then it reaches another replica. */
+/**
+ * How soon a request refused while closing may be retried. The listener is closed by then,
+ * so a retry on a new connection cannot come back to this replica.
+ */
 const SHUTTING_DOWN_RETRY_AFTER_S = 1;
+const SHUTTING_DOWN = errors.shuttingDown();
+/**
+ * Serialized here: an object would go through the route's serializer for a 503, and a route
+ * that declares its own 503 shape (`/readyz`) would fail on `{detail}` and answer 500.
+ */
+const SHUTTING_DOWN_BODY = JSON.stringify({ detail: SHUTTING_DOWN.detail });
 
 /**
  * What `app.close()` needs beyond Fastify's own: handlers whose client went away still
@@ -32,15 +41,15 @@ export function prepareGracefulClose(app: FastifyInstance, graceMs = 10_000) {
     } as RouteOptions['handler'];
   });
   // A request whose headers were still arriving when closing began (its connection was not
-  // idle, so the server kept it) or pipelined behind one in flight: its handler would race the
-  // database closing behind it.
+  // idle, so the server kept it), or one pipelined behind a request in flight: shed, so the
+  // client retries where the work can finish, rather than started on a replica that stops.
   app.addHook('onRequest', (_request, reply, done) => {
     if (!closing) return done();
-    const { statusCode, detail } = errors.shuttingDown();
     reply
-      .code(statusCode)
+      .code(SHUTTING_DOWN.statusCode)
+      .type('application/json; charset=utf-8')
       .header('retry-after', String(SHUTTING_DOWN_RETRY_AFTER_S))
-      .send({ detail });
+      .send(SHUTTING_DOWN_BODY);
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -56,9 +65,12 @@ export function prepareGracefulClose(app: FastifyInstance, graceMs = 10_000) {
   });
 
   return {
-    /** Resolves once every handler that started has settled. */
+    /**
+     * Resolves once every handler that started has settled, those that started while it
+     * waited included (a request routed before closing whose body was still arriving).
+     */
     drain: async () => {
-      await Promise.allSettled([...running]);
+      while (running.size > 0) await Promise.allSettled([...running]);
     },
   };
 }

@@ -1,24 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import net from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { backends, buildTestApp } from '../helpers/build-app.js';
 import { closedWithin, rawConnect } from '../helpers/raw-http.js';
-
-/** Resolves once nothing listens on `port` any more: the server's close has begun. */
-async function refusingConnections(port: number): Promise<void> {
-  for (;;) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const probe = net.connect({ port, host: '127.0.0.1' });
-      probe.once('connect', () => {
-        probe.destroy();
-        resolve(false);
-      });
-      probe.once('error', () => resolve(true));
-    });
-    if (refused) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { waitFor } from '../helpers/wait-for.js';
 
 describe.each(backends())('graceful shutdown on %s', (backend) => {
   it('finishes in-flight requests, keeps what it answered, then closes its connections', async () => {
@@ -62,29 +46,57 @@ describe.each(backends())('graceful shutdown on %s', (backend) => {
 });
 
 describe('a request that arrives while the service closes', () => {
-  it('is answered 503 with a detail, the security headers and Retry-After, and its connection closed', async () => {
-    const test = await buildTestApp();
-    await test.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = test.app.server.address() as AddressInfo;
-    const connection = await rawConnect(port);
-    // Half a request: the connection is busy, so closing the server keeps it open.
-    connection.socket.write('POST /api/v1/webhooks/signals HTTP/1.1\r\nhost: 127.0.0.1\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const closing = test.close();
-    await refusingConnections(port);
-    connection.socket.write('content-type: application/json\r\ncontent-length: 2\r\n\r\n{}');
-    await closedWithin(connection, 5000);
-    await closing;
+  // The request's first line and host, then the rest once closing has begun.
+  it.each([
+    [
+      'a webhook',
+      'POST /api/v1/webhooks/signals',
+      'content-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+    ],
+    ['the readiness probe, whose route declares a 503 of its own', 'GET /api/v1/readyz', '\r\n'],
+    ['a path without a route', 'GET /api/v1/nowhere', '\r\n'],
+    ['a page', 'GET /docs/', '\r\n'],
+  ])(
+    '%s is answered 503 with a detail, the security headers and Retry-After, and its connection closed',
+    async (_what, line, rest) => {
+      const test = await buildTestApp();
+      await test.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = test.app.server.address() as AddressInfo;
+      let accepted: Socket | undefined;
+      test.app.server.once('connection', (socket: Socket) => {
+        accepted = socket;
+      });
+      const connection = await rawConnect(port);
+      let closing: Promise<void> | undefined;
+      try {
+        // Half a request, read by the server: the connection is busy, so closing keeps it open.
+        connection.socket.write(`${line} HTTP/1.1\r\nhost: 127.0.0.1\r\n`);
+        await waitFor(async () => ((accepted?.bytesRead ?? 0) > 0 ? true : undefined), {
+          what: 'the server to read the first half',
+        });
+        closing = test.close();
+        // The listener goes once the close hooks ran, the one that starts refusing among them.
+        await waitFor(async () => (test.app.server.listening ? undefined : true), {
+          what: 'the listener to close',
+        });
+        connection.socket.write(rest);
+        await closedWithin(connection, 5000);
+      } finally {
+        connection.socket.destroy();
+        await closing;
+      }
 
-    const answer = connection.received();
-    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
-    const [head, body] = answer.split('\r\n\r\n') as [string, string];
-    expect(JSON.parse(body)).toEqual({ detail: 'The service is shutting down; retry the request' });
-    expect(head).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
-    expect(head).toMatch(/\r\nretry-after: 1\r\n/i);
-    expect(head).toMatch(/\r\nconnection: close\r\n/i);
-    // CONTRACT, Bad input: every response carries these two.
-    expect(head).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
-    expect(head).toMatch(/\r\nreferrer-policy: no-referrer\r\n/i);
-  });
+      const answer = connection.received();
+      expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+      const [head, body] = answer.split('\r\n\r\n') as [string, string];
+      expect(JSON.parse(body)).toEqual({
+        detail: 'The service is shutting down; retry the request',
+      });
+      expect(head).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+      expect(head).toMatch(/\r\nretry-after: 1\r\n/i);
+      // CONTRACT, Bad input: every response carries these two.
+      expect(head).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+      expect(head).toMatch(/\r\nreferrer-policy: no-referrer\r\n/i);
+    },
+  );
 });
