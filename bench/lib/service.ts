@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startProcess, waitForHttp } from './processes.js';
@@ -7,21 +7,6 @@ import type { Target } from './target.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SERVER_JS = path.join(REPO_ROOT, 'dist/src/server.js');
-
-/**
- * Node's flags as `npm start` passes them (package.json: `node <flags> dist/src/server.js`),
- * so the bench measures the service as it is run.
- */
-export function startScriptNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const words = manifest.scripts.start.trim().split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/server.js') {
-    throw new Error(`package.json's start script is not "node <flags> dist/src/server.js"`);
-  }
-  return words.slice(1, -1);
-}
 
 export type StoreMode =
   | { kind: 'embedded' }
@@ -98,7 +83,7 @@ function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
   return env;
 }
 
-/** `npm start`'s `node <flags> dist/src/server.js` on a free loopback port, returned once it answers. */
+/** `node dist/src/server.js` on a free loopback port, returned once it answers. */
 export async function startService(options: ServiceOptions): Promise<Target> {
   const port = await freePort();
   const profileArgs = options.cpuProfileDir
@@ -107,7 +92,7 @@ export async function startService(options: ServiceOptions): Promise<Target> {
   const child = startProcess({
     name: 'service',
     command: process.execPath,
-    args: [...startScriptNodeFlags(), ...profileArgs, SERVER_JS],
+    args: [...profileArgs, SERVER_JS],
     env: serviceEnv(options, port),
     cwd: options.workDir,
     // The bench reads the read API without a token, so CONSOLE_TOKEN stays unset on purpose.
