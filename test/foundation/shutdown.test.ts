@@ -94,6 +94,7 @@ describe('a request that arrives while the service closes', () => {
       });
       expect(head).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
       expect(head).toMatch(/\r\nretry-after: 1\r\n/i);
+      expect(head).toMatch(/\r\nconnection: close\r\n/i);
       // CONTRACT, Bad input: every response carries these two.
       expect(head).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
       expect(head).toMatch(/\r\nreferrer-policy: no-referrer\r\n/i);
