@@ -1,7 +1,8 @@
 import type { AddressInfo, Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp } from '../helpers/build-app.js';
-import { closedWithin, rawConnect } from '../helpers/raw-http.js';
+import { analyze, expertModel } from '../analysis/analysis-helpers.js';
+import { type Backend, backends, buildTestApp } from '../helpers/build-app.js';
+import { closedWithin, rawConnect, receivedText } from '../helpers/raw-http.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 describe.each(backends())('graceful shutdown on %s', (backend) => {
@@ -98,6 +99,128 @@ describe('a request that arrives while the service closes', () => {
       // CONTRACT, Bad input: every response carries these two.
       expect(head).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
       expect(head).toMatch(/\r\nreferrer-policy: no-referrer\r\n/i);
+    },
+  );
+});
+
+const MANUAL_ANALYSIS = {
+  severity: 'P2',
+  affected_services: ['cart'],
+  alert_names: ['KubePodCrashLooping'],
+};
+
+/** A promise the test opens when it chooses. */
+function gate() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+type Subscribe<T extends { subscribe: unknown }> = T['subscribe'];
+
+/** Makes `port.subscribe` wait for `until` before subscribing; `asked` tells it was called. */
+function holdSubscribe<T extends { subscribe: (...args: never[]) => Promise<unknown> }>(
+  port: T,
+  until: Promise<void>,
+) {
+  const subscribe = port.subscribe.bind(port);
+  let asked = false;
+  port.subscribe = (async (...args: Parameters<Subscribe<T>>) => {
+    asked = true;
+    await until;
+    return subscribe(...args);
+  }) as T['subscribe'];
+  return () => asked;
+}
+
+/** The two event streams: the live feed, and an analysis task's (its experts held). */
+const streams = {
+  'the live feed': async (backend: Backend) => {
+    const test = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+    return {
+      test,
+      path: '/api/v1/events',
+      opening: () => test.app.services.feed,
+      firstFrame: ': feed open\n\n',
+      done: async () => undefined,
+    };
+  },
+  'an analysis stream': async (backend: Backend) => {
+    const model = await expertModel({ held: true });
+    const test = await buildTestApp({
+      backend,
+      env: { SIGNAL_CONSUMER: 'false', ANALYZER: 'openai', LLM_BASE_URL: model.upstream.url },
+    });
+    const { task_id } = (await analyze(test.app, MANUAL_ANALYSIS)).json();
+    return {
+      test,
+      path: `/api/v1/agents/stream/${task_id}`,
+      opening: () => test.app.services.bus,
+      firstFrame: '"type":"status"',
+      done: async () => model.release(),
+    };
+  },
+};
+
+/**
+ * A stream is ended with its connection, so that an EventSource's reconnection opens a new
+ * one (to a replica that stays) instead of being refused on this one and giving up.
+ */
+describe.each(backends())('event streams when the service closes, on %s', (backend) => {
+  it.each(Object.keys(streams) as (keyof typeof streams)[])(
+    '%s, open when closing begins, ends with its connection',
+    async (which) => {
+      const stream = await streams[which](backend);
+      const { test } = stream;
+      try {
+        await test.app.listen({ port: 0, host: '127.0.0.1' });
+        const { port } = test.app.server.address() as AddressInfo;
+        const connection = await rawConnect(port);
+        connection.socket.write(`GET ${stream.path} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
+        await receivedText(connection, stream.firstFrame);
+        const closing = test.close();
+        // Well before both the close's grace period (10 s) and the keep-alive timeout (5 s).
+        await closedWithin(connection, 2000);
+        expect(connection.received()).toMatch(/^HTTP\/1\.1 200 /);
+        expect(connection.received().endsWith('\r\n0\r\n\r\n')).toBe(true);
+        await closing;
+      } finally {
+        await stream.done();
+      }
+    },
+  );
+
+  it.each(Object.keys(streams) as (keyof typeof streams)[])(
+    '%s, still opening when closing begins, ends with its connection as it opens',
+    async (which) => {
+      const stream = await streams[which](backend);
+      const { test } = stream;
+      try {
+        await test.app.listen({ port: 0, host: '127.0.0.1' });
+        const { port } = test.app.server.address() as AddressInfo;
+        const subscribing = gate();
+        const asked = holdSubscribe(stream.opening(), subscribing.opened);
+        const connection = await rawConnect(port);
+        connection.socket.write(`GET ${stream.path} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
+        await waitFor(async () => (asked() ? true : undefined), {
+          what: 'the stream to subscribe',
+        });
+        const closing = test.close();
+        await waitFor(async () => (test.app.server.listening ? undefined : true), {
+          what: 'the listener to close',
+        });
+        subscribing.open();
+        await closedWithin(connection, 2000);
+        const answer = connection.received();
+        expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+        expect(answer).toContain(stream.firstFrame);
+        expect(answer.endsWith('\r\n0\r\n\r\n')).toBe(true);
+        await closing;
+      } finally {
+        await stream.done();
+      }
     },
   );
 });

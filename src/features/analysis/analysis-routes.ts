@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireConsoleToken, requireReadApiAccess } from '../../http/access-guards.js';
+import { endStreamsOnClose } from '../../http/event-stream.js';
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { FreeFormMap } from '../../http/schema-types.js';
 import { hijackKeepingHeaders } from '../../http/security-headers.js';
@@ -116,11 +117,7 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
   const { store, clock, log } = services;
   const hub = createTaskEventHub(services.bus, (id) => findTask(store.db, id), log);
   const streamDeps = { db: store.db, hub, heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS, log };
-  const open = new Set<{ end(): void }>();
-  // Open streams would hold the server open for ever: end them as the app starts closing.
-  app.addHook('preClose', async () => {
-    for (const stream of [...open]) stream.end();
-  });
+  const streams = endStreamsOnClose(app);
 
   app.post(
     '/agents/analyze',
@@ -265,9 +262,14 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         return reply.code(204).send(null);
       }
       hijackKeepingHeaders(reply);
-      const holder: { end(): void } = { end: () => undefined };
-      open.add(holder);
-      holder.end = prepared.start(reply.raw, () => open.delete(holder)).end;
+      let forget: (() => void) | undefined;
+      let ended = false;
+      const { end } = prepared.start(reply.raw, () => {
+        ended = true;
+        forget?.();
+      });
+      // A client that left while the task was read ended the stream inside `start`.
+      if (!ended) forget = streams.opened(reply.raw, end);
     },
   );
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
-import { STREAM_HEADERS } from '../../http/event-stream.js';
+import { endStreamsOnClose, STREAM_HEADERS } from '../../http/event-stream.js';
 import { hijackKeepingHeaders } from '../../http/security-headers.js';
 import { compareFeedIds, type FeedEntry } from '../../ports/event-feed.js';
 import type { Services } from '../../services.js';
@@ -99,13 +99,9 @@ async function openFeed(
 export async function eventsRoutes(untyped: FastifyInstance, options: EventsRoutesOptions) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { services } = options;
-  const open = new Set<() => void>();
+  const streams = endStreamsOnClose(app);
   const slots = createStreamSlots(services.config.eventsMaxClients, STREAMS_PER_CLIENT);
   app.addHook('onRequest', requireReadApiAccess(services));
-  // Open streams would hold the server open for ever: end them as the app starts closing.
-  app.addHook('preClose', async () => {
-    for (const end of [...open]) end();
-  });
 
   // CONTRACT, Hostile clients: HEAD answers at once; it never opens a stream.
   app.head(
@@ -165,19 +161,20 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
       hijackKeepingHeaders(reply);
       try {
         // The stream can end while it opens (the client left during the replay).
-        const stream: { ended: boolean; end?: () => void } = { ended: false };
-        stream.end = await openFeed(
+        let forget: (() => void) | undefined;
+        let ended = false;
+        const end = await openFeed(
           services,
           reply.raw,
           lastEventId,
           options.heartbeatMs ?? HEARTBEAT_MS,
           () => {
             release();
-            stream.ended = true;
-            if (stream.end) open.delete(stream.end);
+            ended = true;
+            forget?.();
           },
         );
-        if (!stream.ended) open.add(stream.end);
+        if (!ended) forget = streams.opened(reply.raw, end);
       } catch (error) {
         release();
         services.log.warn({ err: error }, 'event feed: stream not opened');
