@@ -147,6 +147,9 @@ describe.each(backends())('analysis stream (%s)', (backend) => {
     const taskId = (await analyze(app, MANUAL)).json().task_id as string;
     const client = followStream(streamUrl(base, taskId));
     await client.waitForEvent((data) => data.type === 'status');
+    // The changes below apply to a running task only: until its job is claimed (later under
+    // load, on a queue in Redis) they would change nothing, and nothing would be heard.
+    await waitForState(app, taskId, 'RUNNING');
     // Two changes recorded, only the second one heard (as when a Redis subscriber reconnects).
     const { store, bus, clock } = app.services;
     const record = (step: string) =>
@@ -160,9 +163,10 @@ describe.each(backends())('analysis stream (%s)', (backend) => {
           now: clock.now(),
         },
       );
-    await record('not published');
+    expect(await record('not published')).toBeDefined();
     const heard = await record('published');
-    await bus.publish(taskTopic(taskId), busMessage(heard!, Date.now()));
+    if (!heard) throw new Error('the second change was not recorded');
+    await bus.publish(taskTopic(taskId), busMessage(heard, Date.now()));
     await client.waitForEvent((data) => data.current_step === 'published');
     const steps = client.events.map((event) => event.data.current_step);
     expect(steps.slice(-2)).toEqual(['not published', 'published']);
