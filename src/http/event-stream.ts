@@ -35,14 +35,18 @@ export function endStreamsOnClose(app: FastifyInstance) {
     for (const [end, raw] of [...open]) endWithConnection(end, raw);
   });
   return {
-    /** Records an opened stream; returns what forgets it once the stream has ended. */
-    opened(raw: ServerResponse, end: () => void): () => void {
+    /**
+     * Records an opened stream until its response closes. One that ended while it opened
+     * (its client left) is not recorded; one that opened after closing began ends now.
+     */
+    opened(raw: ServerResponse, end: () => void): void {
+      if (raw.writableEnded || raw.destroyed) return;
       if (closing) {
         endWithConnection(end, raw);
-        return () => undefined;
+        return;
       }
       open.set(end, raw);
-      return () => open.delete(end);
+      raw.once('close', () => open.delete(end));
     },
   };
 }

@@ -262,14 +262,7 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         return reply.code(204).send(null);
       }
       hijackKeepingHeaders(reply);
-      let forget: (() => void) | undefined;
-      let ended = false;
-      const { end } = prepared.start(reply.raw, () => {
-        ended = true;
-        forget?.();
-      });
-      // A client that left while the task was read ended the stream inside `start`.
-      if (!ended) forget = streams.opened(reply.raw, end);
+      streams.opened(reply.raw, prepared.start(reply.raw).end);
     },
   );
 }

@@ -19,8 +19,8 @@ export interface PreparedStream {
   task: TaskRow;
   /** True when a reconnecting client already has every event of a finished task. */
   exhausted: boolean;
-  /** Starts writing to `raw`; `onEnd` runs once when the stream ends for any reason. */
-  start(raw: ServerResponse, onEnd: () => void): { end(): void };
+  /** Starts writing to `raw`; `end` ends the stream (once, whatever ends it first). */
+  start(raw: ServerResponse): { end(): void };
   /** Leaves without starting (the task is unknown, or nothing is left to send). */
   abandon(): void;
 }
@@ -118,7 +118,7 @@ export async function prepareTaskStream(
     exhausted:
       lastEventId !== undefined && isFinished(task.state) && cursor === task.last_event_seq,
     abandon: leave,
-    start(response, onEnd) {
+    start(response) {
       raw = response;
       let heartbeat: NodeJS.Timeout | undefined;
       finish = () => {
@@ -127,7 +127,6 @@ export async function prepareTaskStream(
         clearInterval(heartbeat);
         leave();
         response.end();
-        onEnd();
       };
       response.on('close', finish);
       // A client that left while the task was being read closed before the listener above.

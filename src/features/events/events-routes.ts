@@ -160,21 +160,14 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
       }
       hijackKeepingHeaders(reply);
       try {
-        // The stream can end while it opens (the client left during the replay).
-        let forget: (() => void) | undefined;
-        let ended = false;
         const end = await openFeed(
           services,
           reply.raw,
           lastEventId,
           options.heartbeatMs ?? HEARTBEAT_MS,
-          () => {
-            release();
-            ended = true;
-            forget?.();
-          },
+          release,
         );
-        if (!ended) forget = streams.opened(reply.raw, end);
+        streams.opened(reply.raw, end);
       } catch (error) {
         release();
         services.log.warn({ err: error }, 'event feed: stream not opened');
