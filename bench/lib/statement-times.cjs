@@ -4,7 +4,8 @@
  * the service runs, and on exit writes `statements.<pid>.json` to STATEMENT_TIMES_DIR.
  *
  * - SQLite (better-sqlite3): the time each statement takes to run, on the service's thread.
- *   Commits are statements too, so their share shows.
+ *   Commits are statements too, so their share shows; each is charged to the transaction it
+ *   ends, as `commit of: <the transaction's first statement>`.
  * - PostgreSQL (pg): the calls and about the bytes sent (query text and parameters in text
  *   form). The time a query takes there is a round trip, not the service's CPU: not counted.
  *
@@ -72,12 +73,39 @@ function tryRequire(name) {
   }
 }
 
+/** `begin`, `commit`, `rollback`, `pragma` or a statement of a transaction's own. */
+function transactionStep(text) {
+  const head = text.trimStart().slice(0, 8).toLowerCase();
+  if (head.startsWith('begin')) return 'begin';
+  if (head.startsWith('commit')) return 'commit';
+  if (head.startsWith('rollback')) return 'rollback';
+  // The statement cache's look at the schema version names no transaction.
+  if (head.startsWith('pragma')) return 'pragma';
+  return 'statement';
+}
+
+/** The open transaction's first statement; null right after its `begin`. */
+let opener;
+
+const commitsByOpener = new Map();
+
+function commitOf(text) {
+  let entry = commitsByOpener.get(text);
+  if (!entry) {
+    if (commitsByOpener.size >= TEXTS_KEPT) commitsByOpener.clear();
+    entry = countOf(`commit of: ${shapeOf(text).slice(0, 120)}`);
+    commitsByOpener.set(text, entry);
+  }
+  return entry;
+}
+
 const Sqlite = dir ? tryRequire('better-sqlite3') : undefined;
 if (Sqlite) {
   const prepare = Sqlite.prototype.prepare;
   Sqlite.prototype.prepare = function timedPrepare(text, ...rest) {
     const statement = prepare.call(this, text, ...rest);
     const entry = countOf(text);
+    const kind = transactionStep(text);
     for (const method of ['run', 'all', 'get']) {
       const run = statement[method];
       statement[method] = function timed(...args) {
@@ -85,8 +113,14 @@ if (Sqlite) {
         try {
           return run.apply(this, args);
         } finally {
-          entry.calls += 1;
-          entry.ns += process.hrtime.bigint() - started;
+          const spent = process.hrtime.bigint() - started;
+          // A commit is charged to the transaction it ends, named by its first statement.
+          const charged = kind === 'commit' && opener ? commitOf(opener) : entry;
+          charged.calls += 1;
+          charged.ns += spent;
+          if (kind === 'begin') opener = null;
+          else if (kind === 'commit' || kind === 'rollback') opener = undefined;
+          else if (opener === null && kind === 'statement') opener = text;
         }
       };
     }
