@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createDryRunExecutor } from '../../src/adapters/executors/dry-run-executor.js';
 import { createKubectlExecutor } from '../../src/adapters/executors/kubectl-executor.js';
 import { insertApproval } from '../../src/features/approvals/approval-records.js';
+import { lookUpIncident } from '../../src/features/incidents/incident-records.js';
 import {
   evaluateAutoRepair,
   executeApprovedPlaybook,
@@ -194,6 +195,25 @@ describe.each(backends())('auto-repair on %s', async (backend) => {
       'AUTO_REPAIR_TRIGGERED',
       'EXECUTION_COMPLETED',
     ]);
+  });
+
+  it('takes the incident its caller read, and reads its own when given another', async () => {
+    const { deps } = repairDeps(app, { executor: createDryRunExecutor(), playbooks });
+    const crash = await seedIncidentApproval(store, { alert_type: 'crash_loop' });
+    const unmatched = await seedIncidentApproval(store, { alert_type: 'nothing_matches_this' });
+    const rowOf = async (id: string) => (await lookUpIncident(store.db, id))!;
+    // Another approval's incident: the approval's own is read, and its playbook matches.
+    const fromOwn = await evaluateAutoRepair(
+      services,
+      deps,
+      crash.approvalId,
+      await rowOf(unmatched.incidentId),
+    );
+    expect(fromOwn?.playbook?.id).toBe('restart-crash-looping-deployment');
+    // Its own incident as the caller read it is taken as it is, not read again.
+    const asRead = { ...(await rowOf(unmatched.incidentId)), alert_type: 'crash_loop' };
+    const fromCaller = await evaluateAutoRepair(services, deps, unmatched.approvalId, asRead);
+    expect(fromCaller?.playbook?.id).toBe('restart-crash-looping-deployment');
   });
 
   it('skips an approval that is no longer pending, or unknown', async () => {

@@ -2,7 +2,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/adapters/postgres/postgres-store.js';
 import { appendOncePerApproval } from '../../src/features/oplog/operation-claims.js';
 import type { OperationEntry, TimedEntry } from '../../src/features/oplog/operation-entry.js';
-import { verifyOperationChain } from '../../src/features/oplog/operation-log.js';
+import {
+  appendOperation,
+  claimsAndChainEnd,
+  GENESIS_HASH,
+  verifyOperationChain,
+  withOperationLogLock,
+} from '../../src/features/oplog/operation-log.js';
 import type { Store } from '../../src/ports/store.js';
 import { makeStore, postgresUrlWithFreshSchema, storeKinds } from '../helpers/backends.js';
 
@@ -85,6 +91,47 @@ describe.each(storeKinds())('claims appended once per approval on %s', (kind) =>
     // A later claim of an approval already claimed appends nothing.
     expect(await appendOncePerApproval(stores[0]!, claimOf('apr-3'))).toBe(false);
     expect(await rowsOf(stores[0]!)).toHaveLength(24);
+  });
+
+  it('reads the claims and the chain end in one statement, past 500 approvals too', async () => {
+    const [store] = await replicas();
+    const ids = Array.from({ length: 501 }, (_, i) => `many-${i}`);
+    const read = () =>
+      withOperationLogLock(store!, (tx) => claimsAndChainEnd(tx, 'AUTO_REPAIR_TRIGGERED', ids));
+    // An empty log: the genesis hash, and nothing claimed.
+    expect(await read()).toEqual({ claimed: new Set(), chainEnd: GENESIS_HASH });
+    // One claim in the first 500 and one past them, then an entry of another type last.
+    await appendOncePerApproval(store!, claimOf('many-7'));
+    await appendOncePerApproval(store!, claimOf('many-500'));
+    await appendOperation(store!, claimOf('other').entries[1]!.entry, Date.now());
+    const rows = await rowsOf(store!);
+    expect(await read()).toEqual({
+      claimed: new Set(['many-7', 'many-500']),
+      chainEnd: rows[rows.length - 1]!.hash,
+    });
+  });
+
+  it('claims after entries of other types, in a batch mixing claimed and new approvals', async () => {
+    const [store] = await replicas();
+    await appendOperation(store!, claimOf('earlier').entries[1]!.entry, Date.now());
+    expect(await appendOncePerApproval(store!, claimOf('mixed-1'))).toBe(true);
+    const outcomes = await Promise.all(
+      ['mixed-1', 'mixed-2', 'mixed-1', 'mixed-3'].map((id) =>
+        appendOncePerApproval(store!, claimOf(id)),
+      ),
+    );
+    expect(outcomes).toEqual([false, true, false, true]);
+    const rows = await rowsOf(store!);
+    expect(rows.map((row) => row.approval_id)).toEqual([
+      'earlier',
+      'mixed-1',
+      'mixed-1',
+      'mixed-2',
+      'mixed-2',
+      'mixed-3',
+      'mixed-3',
+    ]);
+    expect(await verifyOperationChain(store!.db)).toMatchObject({ intact: true, entries: 7 });
   });
 
   it('fails only the claim whose entry cannot be written, not the ones it arrived with', async () => {

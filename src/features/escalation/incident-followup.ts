@@ -9,7 +9,7 @@ import { lookUpIncident } from '../incidents/incident-records.js';
 import { type FollowUpWriter, followUpWriter } from '../outbox/follow-up-writer.js';
 import { completeFollowUpJob } from '../outbox/outbox-relay.js';
 import type { RepairDeps } from '../repair/auto-repair.js';
-import { createRepairEvaluator } from '../repair/repair-jobs.js';
+import { createRepairEvaluator, type EvaluateRepair } from '../repair/repair-jobs.js';
 import { pushCardOnce } from './card-once.js';
 
 /**
@@ -81,7 +81,7 @@ export function createFollowUpRelay(services: Services): (jobId: string) => Prom
 export async function followNewIncident(
   services: Services,
   cards: CardSender,
-  evaluateRepair: (approvalId: string) => Promise<void>,
+  evaluateRepair: EvaluateRepair,
   incidentId: string,
 ): Promise<void> {
   const { store, log } = services;
@@ -111,7 +111,7 @@ export async function followNewIncident(
     log.error({ err: error, incidentId }, 'approval card not sent');
   }
   // Evaluated here, or handed on as a durable job of its own (repair-jobs.ts).
-  await evaluateRepair(approvalId);
+  await evaluateRepair(approvalId, incident);
 }
 
 /**

@@ -1,7 +1,12 @@
 import type { Store } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import type { OperationType, TimedEntry } from './operation-entry.js';
-import { appendAllInTx, recordedValues, withOperationLogLock } from './operation-log.js';
+import {
+  appendAllInTx,
+  claimsAndChainEnd,
+  recordedValues,
+  withOperationLogLock,
+} from './operation-log.js';
 
 /**
  * Entries written at most once per approval: the first of `entries` is of type `type` and is
@@ -21,8 +26,9 @@ const claimers = new WeakMap<Store, Claim>();
  * Appends `claim.entries` unless an entry of `claim.type` about the approval exists; true when
  * appended. Check and append share one transaction under the log's lock, so no crash leaves
  * one without the other and no two callers both append. Claims arriving together (a storm's
- * evaluations side by side) share that transaction: one lock, one read per type, one insert,
- * rather than the lock held once per approval while every other replica waits for it.
+ * evaluations side by side) share that transaction: one lock, one read per type (the first
+ * type's with the chain's end), one insert, rather than the lock held once per approval while
+ * every other replica waits for it.
  */
 export function appendOncePerApproval(store: Store, claim: ClaimedEntries): Promise<boolean> {
   let append = claimers.get(store);
@@ -30,9 +36,17 @@ export function appendOncePerApproval(store: Store, claim: ClaimedEntries): Prom
     const batch = groupCommit<ClaimedEntries, boolean>((claims) =>
       withOperationLogLock(store, async (tx) => {
         const taken = new Map<OperationType, Set<string>>();
+        let chainEnd: string | undefined;
         for (const type of new Set(claims.map((each) => each.type))) {
           const ids = claims.filter((each) => each.type === type).map((each) => each.approvalId);
-          taken.set(type, await recordedValues(tx, type, 'approval_id', [...new Set(ids)]));
+          const distinct = [...new Set(ids)];
+          if (chainEnd === undefined) {
+            const read = await claimsAndChainEnd(tx, type, distinct);
+            chainEnd = read.chainEnd;
+            taken.set(type, read.claimed);
+          } else {
+            taken.set(type, await recordedValues(tx, type, 'approval_id', distinct));
+          }
         }
         const appended: TimedEntry[] = [];
         const outcomes = claims.map((each) => {
@@ -42,7 +56,7 @@ export function appendOncePerApproval(store: Store, claim: ClaimedEntries): Prom
           appended.push(...each.entries);
           return true;
         });
-        await appendAllInTx(tx, appended);
+        await appendAllInTx(tx, appended, chainEnd);
         return outcomes;
       }),
     );

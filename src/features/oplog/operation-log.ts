@@ -37,20 +37,29 @@ export {
 /**
  * Appends `items` in order inside a transaction holding the `operation_log` lock
  * (withOperationLogLock): one read of the chain's end and one insert per 500 entries, however
- * many there are. Returns their ids.
+ * many there are. `chainEnd`: the end as read under this lock already (claimsAndChainEnd).
+ * Returns their ids.
  */
-export async function appendAllInTx(tx: Tx, items: readonly TimedEntry[]): Promise<string[]> {
+export async function appendAllInTx(
+  tx: Tx,
+  items: readonly TimedEntry[],
+  chainEnd?: string,
+): Promise<string[]> {
   if (items.length === 0) return [];
+  const rows = chainedRows(items, chainEnd ?? (await readChainEnd(tx)));
+  for (const chunk of inChunks(rows)) await insertOperationRows(tx, chunk);
+  for (const playbookId of realSuccessesIn(items)) await countRealSuccess(tx, playbookId);
+  return rows.map((row) => row.id);
+}
+
+async function readChainEnd(tx: Tx): Promise<string> {
   const last = await tx
     .selectFrom('operation_log')
     .select('hash')
     .orderBy('seq', 'desc')
     .limit(1)
     .executeTakeFirst();
-  const rows = chainedRows(items, last?.hash ?? GENESIS_HASH);
-  for (const chunk of inChunks(rows)) await insertOperationRows(tx, chunk);
-  for (const playbookId of realSuccessesIn(items)) await countRealSuccess(tx, playbookId);
-  return rows.map((row) => row.id);
+  return last?.hash ?? GENESIS_HASH;
 }
 
 const insertOperationRows = insertBuiltOnce('operation_log', [
@@ -198,6 +207,59 @@ export async function recordedValues(
   }
   return recorded;
 }
+
+/**
+ * A claim's two reads as one statement, under the log's lock: which of `approvalIds` have an
+ * entry of `type`, and the chain's end (GENESIS_HASH when the log is empty, which then holds
+ * no claim either). Past 500 ids, the rest are read as recordedValues does.
+ */
+export async function claimsAndChainEnd(
+  tx: Tx,
+  type: OperationType,
+  approvalIds: readonly string[],
+): Promise<{ claimed: Set<string>; chainEnd: string }> {
+  const [first, ...rest] = inChunks(approvalIds);
+  if (!first) return { claimed: new Set(), chainEnd: await readChainEnd(tx) };
+  const { rows } = await claimedWithChainEnd(tx, { type, approvalIds: first });
+  const claimed = new Set<string>();
+  let chainEnd = GENESIS_HASH;
+  for (const row of rows) {
+    if (row.hash !== null) chainEnd = row.hash;
+    else if (row.approval_id !== null) claimed.add(row.approval_id);
+  }
+  for (const chunk of rest) {
+    for (const id of await recordedValues(tx, type, 'approval_id', chunk)) claimed.add(id);
+  }
+  return { claimed, chainEnd };
+}
+
+/**
+ * The chain's end (no row for an empty log), then the claims already written, as one list.
+ * A union rather than a join: SQLite plans an `in` list inside a join's `on` as an index it
+ * builds for every call, a scan of the whole log. The end is found by `max(seq)`, which both
+ * databases read from the key's last entry.
+ */
+const claimedWithChainEnd = builtOnce(
+  (db: Db, { type, approvalIds }: { type: OperationType; approvalIds: readonly string[] }) =>
+    db
+      .selectFrom('operation_log')
+      .select((eb) => [
+        eb.ref('hash').$castTo<string | null>().as('hash'),
+        sql<string | null>`null`.as('approval_id'),
+      ])
+      .where('seq', '=', (eb) =>
+        eb.selectFrom('operation_log').select((inner) => inner.fn.max('seq').as('last')),
+      )
+      .unionAll(
+        db
+          .selectFrom('operation_log')
+          .select([sql<string | null>`null`.as('hash'), 'approval_id'])
+          .where('type', '=', type)
+          .where('approval_id', 'in', approvalIds),
+      ),
+  ({ type, approvalIds }) => [type, ...approvalIds],
+  ({ approvalIds }) => approvalIds.length,
+);
 
 /** Built once per column and list length: every repair claim and receipt asks it. */
 const valuesRecorded = builtOnce(

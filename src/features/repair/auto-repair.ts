@@ -1,6 +1,7 @@
 import type { Executor } from '../../ports/executor.js';
 import type { Services } from '../../services.js';
 import type { ApprovalStatus } from '../approvals/approval-domain.js';
+import type { IncidentRow } from '../incidents/incident-records.js';
 import { appendOncePerApproval } from '../oplog/operation-claims.js';
 import type { TimedEntry } from '../oplog/operation-entry.js';
 import { lookUpRealSuccesses } from '../oplog/playbook-run-counts.js';
@@ -54,15 +55,17 @@ export interface RepairDeps {
  * Writes AUTO_REPAIR_TRIGGERED with the decision; when allowed, runs the playbook. A dry run
  * leaves the approval `pending`; a real executor moves it `pending` → `executing` →
  * `executed`/`failed` as `auto-repair` (CONTRACT, Auto-repair). Returns null when it did not
- * evaluate: the approval is gone, no longer `pending`, or was evaluated before.
+ * evaluate: the approval is gone, no longer `pending`, or was evaluated before. `incidentRead`:
+ * its incident, when the caller has just read it (loadRepairCase).
  */
 export async function evaluateAutoRepair(
   services: Services,
   deps: RepairDeps,
   approvalId: string,
+  incidentRead?: IncidentRow,
 ): Promise<RepairDecision | null> {
   const { store, clock, log } = services;
-  const repair = await loadRepairCase(store.db, approvalId);
+  const repair = await loadRepairCase(store.db, approvalId, incidentRead);
   if (repair?.approval.status !== 'pending') {
     log.info({ approvalId, status: repair?.approval.status }, 'auto-repair skipped');
     return null;

@@ -16,13 +16,22 @@ export interface RepairCase {
 
 const SEVERITIES: readonly string[] = ['P0', 'P1', 'P2', 'P3'];
 
-/** Read with the cases loaded beside it (a storm's evaluations): a few statements for them all. */
-export async function loadRepairCase(db: Db, approvalId: string): Promise<RepairCase | undefined> {
+/**
+ * Read with the cases loaded beside it (a storm's evaluations): a few statements for them all.
+ * `incidentRead` is the approval's incident as its caller read it (an incident's follow-up):
+ * what a case takes from it is fixed when the incident opens, so it is not read twice.
+ */
+export async function loadRepairCase(
+  db: Db,
+  approvalId: string,
+  incidentRead?: IncidentRow,
+): Promise<RepairCase | undefined> {
   const approval = await lookUpApproval(db, approvalId);
   if (!approval) return undefined;
-  const incident = approval.incident_id
-    ? await lookUpIncident(db, approval.incident_id)
-    : undefined;
+  const incidentId = approval.incident_id;
+  if (!incidentId) return repairCaseOf(approval, undefined);
+  const incident =
+    incidentRead?.id === incidentId ? incidentRead : await lookUpIncident(db, incidentId);
   return repairCaseOf(approval, incident);
 }
 

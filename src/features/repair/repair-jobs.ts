@@ -6,6 +6,7 @@ import { typedJob } from '../../support/typed-job.js';
 import type { ApprovalStatus } from '../approvals/approval-domain.js';
 import { moveApproval } from '../approvals/approval-moves.js';
 import { publishEvent } from '../events/feed-events.js';
+import type { IncidentRow } from '../incidents/incident-records.js';
 import {
   addFollowUpJob,
   addFollowUpJobs,
@@ -86,6 +87,9 @@ function evaluationJob(approvalId: string) {
   };
 }
 
+/** Evaluates one approval's repair; `incidentRead`, its incident as the caller just read it. */
+export type EvaluateRepair = (approvalId: string, incidentRead?: IncidentRow) => Promise<void>;
+
 /**
  * For a job that owes several approvals their evaluation (incident follow-ups running side
  * by side). An executor that changes nothing (the dry run) makes an evaluation a few
@@ -97,13 +101,10 @@ function evaluationJob(approvalId: string) {
  * in the same tick, they are committed in one transaction and relayed together. Settles once
  * evaluated or committed; relaying never throws (the background relay retries).
  */
-export function createRepairEvaluator(
-  services: Services,
-  deps: RepairDeps,
-): (approvalId: string) => Promise<void> {
+export function createRepairEvaluator(services: Services, deps: RepairDeps): EvaluateRepair {
   if (!deps.executor.changesState) {
-    return async (approvalId) => {
-      await evaluateAutoRepair(services, deps, approvalId);
+    return async (approvalId, incidentRead) => {
+      await evaluateAutoRepair(services, deps, approvalId, incidentRead);
     };
   }
   const { store, clock } = services;
