@@ -93,7 +93,7 @@ describe.each(storeKinds())('claims appended once per approval on %s', (kind) =>
     expect(await rowsOf(stores[0]!)).toHaveLength(24);
   });
 
-  it('reads the claims and the chain end in one statement, past 500 approvals too', async () => {
+  it('reads the claims and the chain end together, past 500 approvals too', async () => {
     const [store] = await replicas();
     const ids = Array.from({ length: 501 }, (_, i) => `many-${i}`);
     const read = () =>
@@ -132,6 +132,30 @@ describe.each(storeKinds())('claims appended once per approval on %s', (kind) =>
       'mixed-3',
     ]);
     expect(await verifyOperationChain(store!.db)).toMatchObject({ intact: true, entries: 7 });
+  });
+
+  it('claims of two types in one batch: each type read on its own, one chain', async () => {
+    const [store] = await replicas();
+    const chatClaim = (approvalId: string) => {
+      const [, completed] = claimOf(approvalId).entries;
+      return { approvalId, type: 'EXECUTION_COMPLETED' as const, entries: [completed!] };
+    };
+    expect(await appendOncePerApproval(store!, chatClaim('two-types-1'))).toBe(true);
+    const outcomes = await Promise.all([
+      appendOncePerApproval(store!, claimOf('two-types-1')),
+      appendOncePerApproval(store!, chatClaim('two-types-1')),
+      appendOncePerApproval(store!, chatClaim('two-types-2')),
+    ]);
+    // AUTO_REPAIR_TRIGGERED of -1 is new; its EXECUTION_COMPLETED was claimed before.
+    expect(outcomes).toEqual([true, false, true]);
+    const rows = await rowsOf(store!);
+    expect(rows.map((row) => [row.approval_id, row.type])).toEqual([
+      ['two-types-1', 'EXECUTION_COMPLETED'],
+      ['two-types-1', 'AUTO_REPAIR_TRIGGERED'],
+      ['two-types-1', 'EXECUTION_COMPLETED'],
+      ['two-types-2', 'EXECUTION_COMPLETED'],
+    ]);
+    expect(await verifyOperationChain(store!.db)).toMatchObject({ intact: true, entries: 4 });
   });
 
   it('fails only the claim whose entry cannot be written, not the ones it arrived with', async () => {

@@ -168,6 +168,11 @@ export async function addIncidentHits(
   return counts;
 }
 
+// This module's updates (hit counts, moves, reopening) change counts, times, status and who
+// moved it, never what an incident is about: an incident's follow-up hands the row it read
+// on to the repair evaluation (repair-case.ts), which takes severity, type, labels and target
+// from it. An update of those must end that reuse.
+
 // `values` names its columns column1, column2 on both dialects; the cast types the count.
 const raiseHitCounts = builtOnce(
   (db: Db, { rises, now }: { rises: IncidentHits; now: number }) =>

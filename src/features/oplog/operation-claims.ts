@@ -35,18 +35,18 @@ export function appendOncePerApproval(store: Store, claim: ClaimedEntries): Prom
   if (!append) {
     const batch = groupCommit<ClaimedEntries, boolean>((claims) =>
       withOperationLogLock(store, async (tx) => {
-        const taken = new Map<OperationType, Set<string>>();
-        let chainEnd: string | undefined;
-        for (const type of new Set(claims.map((each) => each.type))) {
-          const ids = claims.filter((each) => each.type === type).map((each) => each.approvalId);
-          const distinct = [...new Set(ids)];
-          if (chainEnd === undefined) {
-            const read = await claimsAndChainEnd(tx, type, distinct);
-            chainEnd = read.chainEnd;
-            taken.set(type, read.claimed);
-          } else {
-            taken.set(type, await recordedValues(tx, type, 'approval_id', distinct));
-          }
+        const approvalsOf = (type: OperationType) => [
+          ...new Set(claims.filter((each) => each.type === type).map((each) => each.approvalId)),
+        ];
+        // A batch holds at least one claim, so it has a first type.
+        const [firstType, ...otherTypes] = [...new Set(claims.map((each) => each.type))] as [
+          OperationType,
+          ...OperationType[],
+        ];
+        const first = await claimsAndChainEnd(tx, firstType, approvalsOf(firstType));
+        const taken = new Map([[firstType, first.claimed]]);
+        for (const type of otherTypes) {
+          taken.set(type, await recordedValues(tx, type, 'approval_id', approvalsOf(type)));
         }
         const appended: TimedEntry[] = [];
         const outcomes = claims.map((each) => {
@@ -56,7 +56,7 @@ export function appendOncePerApproval(store: Store, claim: ClaimedEntries): Prom
           appended.push(...each.entries);
           return true;
         });
-        await appendAllInTx(tx, appended, chainEnd);
+        await appendAllInTx(tx, appended, first.chainEnd);
         return outcomes;
       }),
     );

@@ -37,8 +37,9 @@ export {
 /**
  * Appends `items` in order inside a transaction holding the `operation_log` lock
  * (withOperationLogLock): one read of the chain's end and one insert per 500 entries, however
- * many there are. `chainEnd`: the end as read under this lock already (claimsAndChainEnd).
- * Returns their ids.
+ * many there are. `chainEnd`, when given, must have been read in this same transaction
+ * before any append (claimsAndChainEnd): a stale one forks the chain, which only
+ * verifyOperationChain would find. Returns their ids.
  */
 export async function appendAllInTx(
   tx: Tx,
@@ -220,7 +221,7 @@ export async function claimsAndChainEnd(
 ): Promise<{ claimed: Set<string>; chainEnd: string }> {
   const [first, ...rest] = inChunks(approvalIds);
   if (!first) return { claimed: new Set(), chainEnd: await readChainEnd(tx) };
-  const { rows } = await claimedWithChainEnd(tx, { type, approvalIds: first });
+  const { rows } = await chainEndThenClaims(tx, { type, approvalIds: first });
   const claimed = new Set<string>();
   let chainEnd = GENESIS_HASH;
   for (const row of rows) {
@@ -239,7 +240,7 @@ export async function claimsAndChainEnd(
  * builds for every call, a scan of the whole log. The end is found by `max(seq)`, which both
  * databases read from the key's last entry.
  */
-const claimedWithChainEnd = builtOnce(
+const chainEndThenClaims = builtOnce(
   (db: Db, { type, approvalIds }: { type: OperationType; approvalIds: readonly string[] }) =>
     db
       .selectFrom('operation_log')
