@@ -46,7 +46,8 @@ const TABLE_ARGUMENT = new Map<string, number>([
  * together. The SQL stream: appends, group reads and the shared row queries. The SQL job
  * queue: its claims, its runs' ends and the rows they share. A records module may spread
  * too, when one file would no longer read in one sitting: the incidents' rows and moves,
- * and the counts that metrics and readbacks take of them.
+ * and the counts that metrics and readbacks take of them; the operation log's append, and
+ * what other features read from it.
  */
 const OWNER_GROUPS: ReadonlyArray<readonly [string, (file: string) => boolean]> = [
   ['the SQL stream adapter', (file) => /^src\/adapters\/sql\/sql-stream(-[a-z]+)?\.ts$/.test(file)],
@@ -57,6 +58,10 @@ const OWNER_GROUPS: ReadonlyArray<readonly [string, (file: string) => boolean]> 
   [
     'the incidents records',
     (file) => /^src\/features\/incidents\/incident-(records|counts)\.ts$/.test(file),
+  ],
+  [
+    'the operation log records',
+    (file) => /^src\/features\/oplog\/operation-(log|reads)\.ts$/.test(file),
   ],
 ];
 const ownerOf = (file: string) => OWNER_GROUPS.find(([, member]) => member(file))?.[0] ?? file;

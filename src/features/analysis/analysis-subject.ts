@@ -3,7 +3,7 @@ import { countsFromOccurrences, escalationLevel } from '../errtracker/anomaly-fr
 import { alertTimesOf } from '../incidents/alert-records.js';
 import { type IncidentRow, relatedIncidentIds } from '../incidents/incident-records.js';
 import { ALERT_TYPES, lookupAlertName } from '../intake/alert-types.js';
-import { executionsOfIncidents } from '../oplog/operation-log.js';
+import { executionsOfIncidents } from '../oplog/operation-reads.js';
 import type { AnalysisRequest } from './analysis-request.js';
 import {
   type AnalysisSubject,

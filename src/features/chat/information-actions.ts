@@ -4,7 +4,7 @@ import { ownValue } from '../../support/own-value.js';
 import { formatInZone } from '../../support/zoned-time.js';
 import { findApproval } from '../approvals/approval-records.js';
 import { findIncident } from '../incidents/incident-records.js';
-import { operationsOfApproval } from '../oplog/operation-log.js';
+import { operationsOfApproval } from '../oplog/operation-reads.js';
 
 async function detailsText(services: Services, approvalId: string): Promise<string> {
   const approval = await findApproval(services.store.db, approvalId);

@@ -14,7 +14,7 @@ import { APPROVAL_STATUSES } from '../approvals/approval-domain.js';
 import { signersNeeded } from '../approvals/approval-moves.js';
 import { findApproval, listApprovals } from '../approvals/approval-records.js';
 import { incidentHeadlinesOf } from '../incidents/incident-records.js';
-import { autoRepairDecisionOf, latestExecutorsOf } from '../oplog/operation-log.js';
+import { autoRepairDecisionOf, latestExecutorsOf } from '../oplog/operation-reads.js';
 
 /**
  * The read API of approvals. Each one is shown with its incident and what its execution and

@@ -1,4 +1,4 @@
-import { operationExists } from '../oplog/operation-log.js';
+import { operationExists } from '../oplog/operation-reads.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { optionalInput } from './compose.js';
 import { DocumentReader, isRecord } from './document-shape.js';

@@ -1,5 +1,5 @@
 import { countIncidentsSince, lastIncidentSeenAt } from '../incidents/incident-counts.js';
-import { latestOperations } from '../oplog/operation-log.js';
+import { latestOperations } from '../oplog/operation-reads.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { runtimeControl } from './runtime-control.js';
 

@@ -3,10 +3,10 @@ import type { Db, Store } from '../../ports/store.js';
 import {
   appendAllInTx,
   type OperationType,
-  operationsOfType,
   recordedValues,
   withOperationLogLock,
 } from '../oplog/operation-log.js';
+import { operationsOfType } from '../oplog/operation-reads.js';
 
 /** Who the readback writers write as (spec, Readbacks: POST; operation-log `actor`). */
 export const READBACK_WRITER_ACTOR = 'readback-writer';

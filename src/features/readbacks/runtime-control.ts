@@ -1,5 +1,6 @@
 import type { RiskLevel } from '../approvals/approval-domain.js';
-import { OPERATION_TYPES, operationCountsByType } from '../oplog/operation-log.js';
+import { OPERATION_TYPES } from '../oplog/operation-log.js';
+import { operationCountsByType } from '../oplog/operation-reads.js';
 import { RISK_LEVELS } from '../repair/playbooks.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { optionalInput } from './compose.js';

@@ -5,7 +5,7 @@ import { countExternalEventsSince } from '../errtracker/external-event-records.j
 import { countAlertsSince } from '../incidents/alert-records.js';
 import { countIncidentsSince } from '../incidents/incident-counts.js';
 import { SIGNALS_STREAM } from '../intake/signal-schema.js';
-import { countOperationsSince } from '../oplog/operation-log.js';
+import { countOperationsSince } from '../oplog/operation-reads.js';
 import type { ReadbackContext } from './catalog/readback-types.js';
 import { optionalInput } from './compose.js';
 import { DocumentReader } from './document-shape.js';
