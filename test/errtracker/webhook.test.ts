@@ -1,8 +1,11 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { externalEventFields } from '../../src/features/errtracker/canary.js';
+import { describeIssue } from '../../src/features/errtracker/error-context.js';
 import {
   eventPayload,
   rawEventPayload,
+  recordExternalEvent,
 } from '../../src/features/errtracker/external-event-records.js';
 import { backends, buildTestApp } from '../helpers/build-app.js';
 import { deliver, issueAlert, TRACKER_URL } from './tracker-delivery.js';
@@ -14,6 +17,7 @@ async function eventsOf(app: Awaited<ReturnType<typeof buildTestApp>>['app'], is
     await app.inject(`/api/v1/external-alert-events?issue_id=${issueId}&limit=200`)
   ).json();
   return list.items as Array<{
+    id: string;
     stage: string;
     fingerprint: string;
     namespace: string;
@@ -25,7 +29,8 @@ async function eventsOf(app: Awaited<ReturnType<typeof buildTestApp>>['app'], is
 
 describe("a stored payload's digest", () => {
   it('is the SHA-256 of its UTF-8 bytes, from the text or the bytes received', () => {
-    // Stored payloads are looked up by digest: it must not change between versions.
+    // The key of a payload no signature check hashed (canaries, unsigned deliveries): a
+    // changed key would store a payload again that an earlier version stored.
     const json = '{"title":"Zähler ✓"}';
     const digest = '24a8d8fd1ba149e9e0476eb826ff4b329b06e0d00b414e978d3a72719442c94c';
     for (const payload of [eventPayload(json), rawEventPayload(Buffer.from(json, 'utf8'))]) {
@@ -251,8 +256,8 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
     expect(page.next_cursor).toEqual(expect.any(String));
   });
 
-  it('stores a payload once, under the SHA-256 of the bytes received, for both stages', async () => {
-    // Not ASCII and not as JSON.stringify writes it: the digest is of the bytes as signed.
+  it('stores a signed payload once, keyed by the HMAC its signature check computed', async () => {
+    // Not ASCII and not as JSON.stringify writes it: the key is of the bytes as signed.
     const raw = JSON.stringify(issueAlert('digest-1', { title: 'Zähler überläuft ✓' })).replace(
       '{',
       '{ ',
@@ -260,16 +265,17 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
     for (let delivery = 0; delivery < 2; delivery++) {
       expect((await deliver(app, raw, { secret: SECRET })).statusCode).toBe(200);
     }
-    const digest = crypto.createHash('sha256').update(Buffer.from(raw, 'utf8')).digest('hex');
+    const mac = crypto.createHmac('sha256', SECRET).update(Buffer.from(raw, 'utf8')).digest('hex');
+    const digest = `hmac-sha256:${mac}`;
     const { db } = app.services.store;
     const stages = await db
       .selectFrom('external_alert_events')
-      .select(['stage', 'payload_digest'])
+      .select(['id', 'stage', 'payload_digest'])
       .where('issue_id', '=', 'digest-1')
       .where('stage', 'in', ['received', 'deduplicated'])
       .orderBy('seq')
       .execute();
-    expect(stages).toEqual([
+    expect(stages.map(({ stage, payload_digest }) => ({ stage, payload_digest }))).toEqual([
       { stage: 'received', payload_digest: digest },
       { stage: 'received', payload_digest: digest },
       { stage: 'deduplicated', payload_digest: digest },
@@ -280,6 +286,38 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
       .where('digest', '=', digest)
       .execute();
     expect(stored).toEqual([{ body: raw }]);
+    const detail = await app.inject(`/api/v1/external-alert-events/${stages[2]?.id}`);
+    expect(detail.json().payload).toEqual(JSON.parse(raw));
+  });
+
+  it('still reads a payload an earlier version stored under its SHA-256', async () => {
+    const raw = JSON.stringify(issueAlert('digest-2'));
+    const body = Buffer.from(raw, 'utf8');
+    const { db } = app.services.store;
+    const payload = JSON.parse(raw) as unknown;
+    // What an earlier version wrote for this body: the payload keyed by its SHA-256.
+    const earlierId = await recordExternalEvent(
+      db,
+      externalEventFields(describeIssue(payload), 'received', payload),
+      Date.now(),
+      { payload: rawEventPayload(body) },
+    );
+    expect((await deliver(app, raw, { secret: SECRET })).statusCode).toBe(200);
+    const keys = await db
+      .selectFrom('event_payloads')
+      .select('digest')
+      .where('body', '=', raw)
+      .orderBy('digest')
+      .execute();
+    const sha256 = crypto.createHash('sha256').update(body).digest('hex');
+    const mac = crypto.createHmac('sha256', SECRET).update(body).digest('hex');
+    expect(keys.map((key) => key.digest)).toEqual([sha256, `hmac-sha256:${mac}`].sort());
+    const events = await eventsOf(app, 'digest-2');
+    expect(events.map((event) => event.id)).toContain(earlierId);
+    for (const event of events) {
+      const detail = await app.inject(`/api/v1/external-alert-events/${event.id}`);
+      expect(detail.json().payload).toEqual(payload);
+    }
   });
 });
 
@@ -293,8 +331,17 @@ describe('error-tracker webhook failures', () => {
 
   it('skips verification outside prod without a secret', async () => {
     const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
-    const response = await deliver(app, issueAlert('dev-1'));
+    const raw = JSON.stringify(issueAlert('dev-1'));
+    const response = await deliver(app, raw);
     expect(response.json().status).toBe('accepted');
+    // No signature was checked, so no MAC was computed: the payload is keyed by its SHA-256.
+    const stored = await app.services.store.db
+      .selectFrom('external_alert_events')
+      .select('payload_digest')
+      .where('issue_id', '=', 'dev-1')
+      .execute();
+    const sha256 = crypto.createHash('sha256').update(Buffer.from(raw, 'utf8')).digest('hex');
+    expect(stored).toEqual([{ payload_digest: sha256 }]);
   });
 
   it('answers 500 with the fixed detail when a canary cannot be recorded', async () => {

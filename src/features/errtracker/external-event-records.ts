@@ -26,6 +26,18 @@ export function rawEventPayload(utf8: Buffer): EventPayload {
   return { digest: sha256Hex(utf8), json: () => utf8.toString('utf8') };
 }
 
+/**
+ * A signed raw body, keyed by the HMAC-SHA256 its signature check already computed over the
+ * same bytes: one pass over the body instead of two (about 20 µs for a 5 KB issue on a core
+ * without SHA instructions). Keyed by a secret, the MAC tells bodies apart as surely as their
+ * SHA-256 does; the prefix keeps the two kinds of key apart. A body stored before under its
+ * SHA-256, or under another secret, is stored once more under the new key; each event keeps
+ * the key it was written with, so every stored event still reads its payload.
+ */
+export function signedEventPayload(utf8: Buffer, bodyMac: string): EventPayload {
+  return { digest: `hmac-sha256:${bodyMac}`, json: () => utf8.toString('utf8') };
+}
+
 export interface RecordedEventExtras {
   auth?: CanaryAuth;
   approvalId?: string;

@@ -3,7 +3,11 @@ import { equalDigests, equalInConstantTime } from '../../support/constant-time.j
 import { hmacSha256Hex } from '../../support/hmac.js';
 import type { CanaryAuth } from './canary.js';
 
-export type TrackerVerdict = { ok: true; checked: boolean } | { ok: false; reason: string };
+export type TrackerVerdict =
+  | { ok: true; checked: false }
+  /** `bodyMac`: the HMAC the check computed, which keys the stored payload (no second hash). */
+  | { ok: true; checked: true; bodyMac: string }
+  | { ok: false; reason: string };
 
 /**
  * CONTRACT: `errtracker-hook-signature` is the lower-case hex HMAC-SHA256 of the raw body
@@ -21,8 +25,9 @@ export function verifyTrackerSignature(
       : { ok: true, checked: false };
   }
   if (!header) return { ok: false, reason: TRACKER_SIGNATURE_REASONS.missingHeader };
-  return equalDigests(header.trim(), hmacSha256Hex(secret, rawBody))
-    ? { ok: true, checked: true }
+  const bodyMac = hmacSha256Hex(secret, rawBody);
+  return equalDigests(header.trim(), bodyMac)
+    ? { ok: true, checked: true, bodyMac }
     : { ok: false, reason: TRACKER_SIGNATURE_REASONS.mismatch };
 }
 

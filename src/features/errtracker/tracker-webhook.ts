@@ -6,6 +6,7 @@ import {
   eventPayload,
   rawEventPayload,
   recordExternalEvent,
+  signedEventPayload,
   stageRecorder,
 } from './external-event-records.js';
 import { addIssueAnalysis, relayIssueAnalysis } from './issue-analysis-job.js';
@@ -88,7 +89,12 @@ export async function handleTrackerDelivery(services: Services, delivery: Tracke
   // The body parsed to this object, so its raw text is the payload's JSON as received, and
   // valid UTF-8: the bytes hashed are the text's own.
   const { rawBody } = delivery;
-  const stored = rawBody.length > 0 ? rawEventPayload(rawBody) : eventPayload('{}');
+  const stored =
+    rawBody.length === 0
+      ? eventPayload('{}')
+      : verdict.checked
+        ? signedEventPayload(rawBody, verdict.bodyMac)
+        : rawEventPayload(rawBody);
   const recordStage = stageRecorder(store.db, externalEventFields(issue, 'received', payload), {
     payload: stored,
   });
