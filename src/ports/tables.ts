@@ -123,7 +123,11 @@ export interface Tables {
     source_url: string | null;
     labels: string;
     annotations: string;
-    /** sha256 hex of the payload's JSON, the key of its `event_payloads` row */
+    /**
+     * The key of its `event_payloads` row: the SHA-256 hex of the payload's JSON, or for a
+     * signed delivery `mac-sha256:` and the SHA-256 hex of the body's HMAC (never checkable
+     * without the secret, so no migration can recompute it)
+     */
     payload_digest: string;
     operator_id: string | null;
     auth_method: string | null;

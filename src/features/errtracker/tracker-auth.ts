@@ -5,7 +5,7 @@ import type { CanaryAuth } from './canary.js';
 
 export type TrackerVerdict =
   | { ok: true; checked: false }
-  /** `bodyMac`: the HMAC the check computed, which keys the stored payload (no second hash). */
+  /** `bodyMac`: the HMAC the check computed; its hash keys the stored payload (no second pass). */
   | { ok: true; checked: true; bodyMac: string }
   | { ok: false; reason: string };
 
