@@ -108,13 +108,28 @@ export interface Tables {
     created_at: number;
     updated_at: number;
   };
+  /** One recorded stage of a delivery; what its stages share is in `external_event_fields`. */
   external_alert_events: {
     seq: Generated<number>;
     id: string;
-    project: string;
-    provider: string;
     stage: string;
+    provider: string;
     issue_id: string;
+    /** Its `external_event_fields` row, written in the same transaction. */
+    fields_key: string;
+    operator_id: string | null;
+    auth_method: string | null;
+    approval_id: string | null;
+    created_at: number;
+  };
+  /**
+   * The fields a delivery's stages share, and a repeated delivery repeats, stored once: keyed
+   * by the SHA-256 hex of their JSON text (as `external-event-records.ts` builds it), never
+   * updated or deleted.
+   */
+  external_event_fields: {
+    key: string;
+    project: string;
     title: string;
     severity: string;
     namespace: string;
@@ -129,10 +144,6 @@ export interface Tables {
      * without the secret, so no migration can recompute it)
      */
     payload_digest: string;
-    operator_id: string | null;
-    auth_method: string | null;
-    approval_id: string | null;
-    created_at: number;
   };
   event_payloads: { digest: string; body: string };
   anomaly_occurrences: { seq: Generated<number>; anomaly_key: string; occurred_at: number };

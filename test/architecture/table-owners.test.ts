@@ -47,7 +47,8 @@ const TABLE_ARGUMENT = new Map<string, number>([
  * queue: its claims, its runs' ends and the rows they share. A records module may spread
  * too, when one file would no longer read in one sitting: the incidents' rows and moves,
  * and the counts that metrics and readbacks take of them; the operation log's append, and
- * what other features read from it.
+ * what other features read from it; the error tracker's recorded stages, and what the read
+ * API and readbacks read of them.
  */
 const OWNER_GROUPS: ReadonlyArray<readonly [string, (file: string) => boolean]> = [
   ['the SQL stream adapter', (file) => /^src\/adapters\/sql\/sql-stream(-[a-z]+)?\.ts$/.test(file)],
@@ -62,6 +63,10 @@ const OWNER_GROUPS: ReadonlyArray<readonly [string, (file: string) => boolean]> 
   [
     'the operation log records',
     (file) => /^src\/features\/oplog\/operation-(log|reads)\.ts$/.test(file),
+  ],
+  [
+    'the external alert event records',
+    (file) => /^src\/features\/errtracker\/external-event-(records|reads)\.ts$/.test(file),
   ],
 ];
 const ownerOf = (file: string) => OWNER_GROUPS.find(([, member]) => member(file))?.[0] ?? file;

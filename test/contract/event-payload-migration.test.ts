@@ -11,9 +11,11 @@ import type { ExternalAlertEventFields } from '../../src/features/errtracker/can
 import {
   externalEventJson,
   findExternalEvent,
-  recordExternalEvent,
-} from '../../src/features/errtracker/external-event-records.js';
+  listExternalEvents,
+} from '../../src/features/errtracker/external-event-reads.js';
+import { recordExternalEvent } from '../../src/features/errtracker/external-event-records.js';
 import type { Db, Store } from '../../src/ports/store.js';
+import { encodeCursor } from '../../src/support/newest-first.js';
 import {
   dropSchema,
   postgresUrlWithFreshSchema,
@@ -188,5 +190,142 @@ describe.each(storeKinds())('migration 0005 on %s: payloads stored once', (kind:
     expect(
       views.every((view) => JSON.stringify(view.payload) === JSON.stringify(fields.payload)),
     ).toBe(true);
+    expect(await store.db.selectFrom('external_event_fields').selectAll().execute()).toHaveLength(
+      1,
+    );
+    // Fields too long for the process to keep their key are keyed again, the same way.
+    const bulky = { ...fields, labels: { stack: 'y'.repeat(20_000) } };
+    for (const at of [100, 101]) await recordExternalEvent(store.db, bulky, at);
+    const bulkyEvents = await listExternalEvents(store.db, {}, { limit: 2 });
+    expect(bulkyEvents.items.map((item) => item.labels)).toEqual([bulky.labels, bulky.labels]);
+    expect(await store.db.selectFrom('external_event_fields').selectAll().execute()).toHaveLength(
+      2,
+    );
   });
 });
+
+/** A stage as migration 0012 left the table: every field on every row. */
+const wideRow = (seq: number, id: string, overrides: Record<string, unknown> = {}) => ({
+  ...eventRow(id, seq, ''),
+  payload: undefined,
+  payload_digest: 'digest-a',
+  ...overrides,
+});
+
+describe.each(storeKinds())(
+  'migration 0013 on %s: shared fields stored once',
+  (kind: StoreKind) => {
+    const cleanups: Array<() => Promise<void>> = [];
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
+
+    it('keeps every stage as the read API showed it, its seq and its place in the pages', async () => {
+      const old = await openOld(kind);
+      cleanups.push(old.cleanup);
+      const migrator = new Migrator({
+        db: old.db,
+        provider: migrationProvider(kind),
+        migrationTableSchema: old.migrationTableSchema,
+      });
+      expect((await migrator.migrateTo('0012_console_orders')).error).toBeUndefined();
+      await old.db
+        .insertInto('event_payloads')
+        .values([
+          { digest: 'digest-a', body: '{"a":1}' },
+          { digest: 'digest-c', body: '{"canary":true}' },
+        ])
+        .execute();
+      const rows = [
+        wideRow(5, 'ev-received', { labels: '{"team":"api"}', source_url: 'https://t/1' }),
+        wideRow(9, 'ev-dedup', {
+          stage: 'deduplicated',
+          labels: '{"team":"api"}',
+          source_url: 'https://t/1',
+        }),
+        wideRow(10, 'ev-canary', {
+          stage: 'upstream_canary',
+          issue_id: 'platform-canary-1',
+          namespace: 'platform-prod',
+          annotations: '{"telegram":"not sent"}',
+          payload_digest: 'digest-c',
+          operator_id: 'alice',
+          auth_method: 'operator_key',
+          created_at: 1_700_000_000_500,
+        }),
+        wideRow(40, 'ev-linked', {
+          stage: 'approval_linked',
+          labels: '{"team":"api"}',
+          source_url: 'https://t/1',
+          approval_id: 'appr-1',
+        }),
+      ];
+      await old.db
+        .insertInto('external_alert_events')
+        .values(rows.map(({ payload: _payload, ...row }) => row))
+        .execute();
+      await old.db.destroy();
+
+      const store = await old.openStore();
+      cleanups.push(() => store.close());
+      const page = await listExternalEvents(store.db, {}, { limit: 10 });
+      const expected = [...rows].reverse().map(({ seq: _seq, payload: _p, ...row }) => ({
+        ...row,
+        labels: JSON.parse(row.labels),
+        annotations: JSON.parse(row.annotations),
+        created_at: new Date(row.created_at).toISOString(),
+      }));
+      expect(
+        page.items.map(({ payload_digest: _d, ...item }: Record<string, unknown>) => item),
+      ).toEqual(expected.map(({ payload_digest: _d, ...item }) => item));
+      expect(
+        (await eventDetails(store.db, ['ev-dedup', 'ev-canary'])).map((e) => e.payload),
+      ).toEqual([{ a: 1 }, { canary: true }]);
+      // received, deduplicated and approval_linked share their fields; the canary has its own.
+      expect(await store.db.selectFrom('external_event_fields').selectAll().execute()).toHaveLength(
+        2,
+      );
+      const seqs = await store.db
+        .selectFrom('external_alert_events')
+        .select(['id', 'seq'])
+        .orderBy('seq')
+        .execute();
+      expect(seqs.map(({ seq }) => seq)).toEqual([5, 9, 10, 40]);
+      // A cursor handed out before the move still pages on from its row.
+      const after = await listExternalEvents(store.db, {}, { limit: 1, cursor: encodeCursor(10) });
+      expect(after.items.map((item) => item.id)).toEqual(['ev-dedup']);
+      expect(
+        (await listExternalEvents(store.db, { stage: 'deduplicated' }, {})).items.map((i) => i.id),
+      ).toEqual(['ev-dedup']);
+
+      // New stages number on from the last, and the same fields recorded now share the migrated
+      // row: the migration keys them as recording does.
+      const fields: ExternalAlertEventFields = {
+        project: 'platform',
+        provider: 'errtracker',
+        stage: 'received',
+        issue_id: 'old-1',
+        title: 'TypeError',
+        severity: 'error',
+        namespace: 'errtracker',
+        target_resource: 'api',
+        fingerprint: 'errtracker-old-1',
+        source_url: 'https://t/1',
+        labels: { team: 'api' },
+        annotations: {},
+        payload: null,
+      };
+      const payload = { digest: 'digest-a', json: () => '{"a":1}' };
+      const id = await recordExternalEvent(store.db, fields, 1_700_000_001_000, { payload });
+      const added = await store.db
+        .selectFrom('external_alert_events')
+        .select('seq')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(added.seq).toBeGreaterThan(40);
+      expect(await store.db.selectFrom('external_event_fields').selectAll().execute()).toHaveLength(
+        2,
+      );
+    });
+  },
+);

@@ -223,9 +223,10 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
       // Keyed by the SHA-256 of the JSON it stores, though a signature check hashed its body.
       const { db } = app.services.store;
       const { payload_digest } = await db
-        .selectFrom('external_alert_events')
-        .select('payload_digest')
-        .where('id', '=', event?.id ?? '')
+        .selectFrom('external_alert_events as e')
+        .innerJoin('external_event_fields as f', 'f.key', 'e.fields_key')
+        .select('f.payload_digest')
+        .where('e.id', '=', event?.id ?? '')
         .executeTakeFirstOrThrow();
       const { body } = await db
         .selectFrom('event_payloads')
@@ -282,15 +283,20 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
     const digest = `mac-sha256:${crypto.createHash('sha256').update(mac).digest('hex')}`;
     const { db } = app.services.store;
     // A hash of the MAC, never the MAC: that is the delivery's signature, and replayable.
-    for (const table of ['event_payloads', 'external_alert_events'] as const) {
+    for (const table of [
+      'event_payloads',
+      'external_alert_events',
+      'external_event_fields',
+    ] as const) {
       expect(JSON.stringify(await db.selectFrom(table).selectAll().execute())).not.toContain(mac);
     }
     const stages = await db
-      .selectFrom('external_alert_events')
-      .select(['id', 'stage', 'payload_digest'])
-      .where('issue_id', '=', 'digest-1')
-      .where('stage', 'in', ['received', 'deduplicated'])
-      .orderBy('seq')
+      .selectFrom('external_alert_events as e')
+      .innerJoin('external_event_fields as f', 'f.key', 'e.fields_key')
+      .select(['e.id', 'e.stage', 'f.payload_digest'])
+      .where('e.issue_id', '=', 'digest-1')
+      .where('e.stage', 'in', ['received', 'deduplicated'])
+      .orderBy('e.seq')
       .execute();
     expect(stages.map(({ stage, payload_digest }) => ({ stage, payload_digest }))).toEqual([
       { stage: 'received', payload_digest: digest },
@@ -303,6 +309,15 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
       .where('digest', '=', digest)
       .execute();
     expect(stored).toEqual([{ body: raw }]);
+    // So are the fields its stages share: one row for the three.
+    const keys = await db
+      .selectFrom('external_alert_events')
+      .select('fields_key')
+      .distinct()
+      .where('issue_id', '=', 'digest-1')
+      .where('stage', 'in', ['received', 'deduplicated'])
+      .execute();
+    expect(keys).toHaveLength(1);
     const detail = await app.inject(`/api/v1/external-alert-events/${stages[2]?.id}`);
     expect(detail.json().payload).toEqual(JSON.parse(raw));
   });
@@ -354,9 +369,10 @@ describe('error-tracker webhook failures', () => {
     expect(response.json().status).toBe('accepted');
     // No signature was checked, so no MAC was computed: the payload is keyed by its SHA-256.
     const stored = await app.services.store.db
-      .selectFrom('external_alert_events')
-      .select('payload_digest')
-      .where('issue_id', '=', 'dev-1')
+      .selectFrom('external_alert_events as e')
+      .innerJoin('external_event_fields as f', 'f.key', 'e.fields_key')
+      .select('f.payload_digest')
+      .where('e.issue_id', '=', 'dev-1')
       .execute();
     const sha256 = crypto.createHash('sha256').update(Buffer.from(raw, 'utf8')).digest('hex');
     expect(stored).toEqual([{ payload_digest: sha256 }]);

@@ -56,14 +56,13 @@ async function insertEvent(
     .values({ digest, body: payloadJson })
     .onConflict((oc) => oc.column('digest').doNothing())
     .execute();
+  // Stored as the service stores them, but for keys: no read checks a key against its fields.
+  const fieldsKey = `fields-of-${fields.issue_id}-${digest}`;
   await db
-    .insertInto('external_alert_events')
+    .insertInto('external_event_fields')
     .values({
-      id,
+      key: fieldsKey,
       project: 'platform',
-      provider: 'errtracker',
-      stage: fields.stage ?? 'received',
-      issue_id: fields.issue_id,
       title: 'stored directly',
       severity: 'error',
       namespace: 'errtracker',
@@ -73,6 +72,17 @@ async function insertEvent(
       labels: '{}',
       annotations: '{}',
       payload_digest: digest,
+    })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  await db
+    .insertInto('external_alert_events')
+    .values({
+      id,
+      stage: fields.stage ?? 'received',
+      provider: 'errtracker',
+      issue_id: fields.issue_id,
+      fields_key: fieldsKey,
       operator_id: null,
       auth_method: null,
       approval_id: null,

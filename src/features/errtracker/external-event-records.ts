@@ -1,10 +1,8 @@
 import crypto from 'node:crypto';
-import type { Selectable } from 'kysely';
-import type { Db, Tables } from '../../ports/store.js';
+import type { Db } from '../../ports/store.js';
 import { insertBuiltOnce } from '../../support/built-once.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { inChunks } from '../../support/in-chunks.js';
-import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import { timeOrderedId } from '../../support/time-ordered-id.js';
 import type { CanaryAuth, ExternalAlertEventFields } from './canary.js';
 
@@ -49,24 +47,23 @@ export interface RecordedEventExtras {
 }
 
 type EventRow = Parameters<typeof insertEvents>[1][number];
+type FieldsRow = Parameters<typeof insertFields>[1][number];
 interface EventWrite {
   row: EventRow;
+  fields: FieldsRow;
   payload: EventPayload;
 }
 
-/** Digests this process has seen committed; payload rows are never deleted. */
-const KNOWN_DIGESTS_KEPT = 1000;
+/** Payload digests and field keys this process has seen committed; neither row is deleted. */
+const KNOWN_KEYS_KEPT = 1000;
 
 const insertPayloads = insertBuiltOnce('event_payloads', ['digest', 'body'], (insert) =>
   insert.onConflict((oc) => oc.column('digest').doNothing()),
 );
 
-const insertEvents = insertBuiltOnce('external_alert_events', [
-  'id',
+/** In the order their key serializes them (the same as migration 0013's). */
+const SHARED_COLUMNS = [
   'project',
-  'provider',
-  'stage',
-  'issue_id',
   'title',
   'severity',
   'namespace',
@@ -76,11 +73,52 @@ const insertEvents = insertBuiltOnce('external_alert_events', [
   'labels',
   'annotations',
   'payload_digest',
+] as const;
+
+const insertFields = insertBuiltOnce(
+  'external_event_fields',
+  ['key', ...SHARED_COLUMNS],
+  (insert) => insert.onConflict((oc) => oc.column('key').doNothing()),
+);
+
+const insertEvents = insertBuiltOnce('external_alert_events', [
+  'id',
+  'stage',
+  'provider',
+  'issue_id',
+  'fields_key',
   'operator_id',
   'auth_method',
   'approval_id',
   'created_at',
 ]);
+
+/** Remembers up to KNOWN_KEYS_KEPT keys, forgetting the oldest first. */
+function remember<K, V>(known: Map<K, V>, key: K, value: V): void {
+  known.set(key, value);
+  if (known.size > KNOWN_KEYS_KEPT) known.delete(known.keys().next().value as K);
+}
+
+/**
+ * Longer texts are hashed each time instead of kept: labels may fill a 1 MiB body, and a
+ * thousand such texts kept would hold a gigabyte.
+ */
+const KEYED_TEXT_KEPT_MAX = 8 * 1024;
+
+/**
+ * The key of a set of shared fields: the SHA-256 hex of their JSON text. A repeated delivery
+ * serializes the same text, and a process remembers the hashes of the texts it saw last.
+ */
+const keysOfText = new Map<string, string>();
+function fieldsKey(fields: Omit<FieldsRow, 'key'>): string {
+  const text = JSON.stringify(SHARED_COLUMNS.map((column) => fields[column]));
+  let key = keysOfText.get(text);
+  if (key === undefined) {
+    key = sha256Hex(text);
+    if (text.length <= KEYED_TEXT_KEPT_MAX) remember(keysOfText, text, key);
+  }
+  return key;
+}
 
 // One batching writer per database: deliveries arriving together share one transaction.
 const writers = new WeakMap<Db, (write: EventWrite) => Promise<void>>();
@@ -88,24 +126,27 @@ const writers = new WeakMap<Db, (write: EventWrite) => Promise<void>>();
 function writerFor(db: Db) {
   let writer = writers.get(db);
   if (!writer) {
-    const known = new Set<string>();
+    const knownPayloads = new Map<string, true>();
+    const knownFields = new Map<string, true>();
     const batch = groupCommit<EventWrite>(async (writes) => {
       const payloads = new Map<string, EventPayload>();
-      for (const { payload } of writes) {
-        if (!known.has(payload.digest)) payloads.set(payload.digest, payload);
+      const fields = new Map<string, FieldsRow>();
+      for (const write of writes) {
+        const { digest } = write.payload;
+        if (!knownPayloads.has(digest)) payloads.set(digest, write.payload);
+        if (!knownFields.has(write.fields.key)) fields.set(write.fields.key, write.fields);
       }
       // Decoded before the transaction, not while it holds the write lock.
       const fresh = [...payloads.values()].map(({ digest, json }) => ({ digest, body: json() }));
       await db.transaction().execute(async (tx) => {
         for (const chunk of inChunks(fresh)) await insertPayloads(tx, chunk);
+        for (const chunk of inChunks([...fields.values()])) await insertFields(tx, chunk);
         for (const chunk of inChunks(writes.map((write) => write.row))) {
           await insertEvents(tx, chunk);
         }
       });
-      for (const digest of payloads.keys()) {
-        known.add(digest);
-        if (known.size > KNOWN_DIGESTS_KEPT) known.delete(known.values().next().value as string);
-      }
+      for (const digest of payloads.keys()) remember(knownPayloads, digest, true);
+      for (const key of fields.keys()) remember(knownFields, key, true);
     });
     writer = (write) => batch.add(write);
     writers.set(db, writer);
@@ -124,8 +165,8 @@ export async function recordExternalEvent(
 }
 
 /**
- * Records stages of one delivery that differ only in their stage: the fields are serialized
- * once for all of them (a repeat inside the dedup window writes two).
+ * Records stages of one delivery that differ only in their stage: the fields they share are
+ * serialized and keyed once for all of them (a repeat inside the dedup window writes two).
  */
 export function stageRecorder(
   db: Db,
@@ -133,28 +174,31 @@ export function stageRecorder(
   extras: RecordedEventExtras = {},
 ): (stage: ExternalAlertEventFields['stage'], now: number) => Promise<string> {
   const payload = extras.payload ?? eventPayload(JSON.stringify(fields.payload ?? null));
-  const labels = JSON.stringify(fields.labels);
-  const annotations = JSON.stringify(fields.annotations);
+  const shared = {
+    project: fields.project,
+    title: fields.title,
+    severity: fields.severity,
+    namespace: fields.namespace,
+    target_resource: fields.target_resource,
+    fingerprint: fields.fingerprint,
+    source_url: fields.source_url,
+    labels: JSON.stringify(fields.labels),
+    annotations: JSON.stringify(fields.annotations),
+    payload_digest: payload.digest,
+  };
+  const sharedRow = { key: fieldsKey(shared), ...shared };
   const write = writerFor(db);
   return async (stage, now) => {
     const id = timeOrderedId();
     await write({
       payload,
+      fields: sharedRow,
       row: {
         id,
-        project: fields.project,
-        provider: fields.provider,
         stage,
+        provider: fields.provider,
         issue_id: fields.issue_id,
-        title: fields.title,
-        severity: fields.severity,
-        namespace: fields.namespace,
-        target_resource: fields.target_resource,
-        fingerprint: fields.fingerprint,
-        source_url: fields.source_url,
-        labels,
-        annotations,
-        payload_digest: payload.digest,
+        fields_key: sharedRow.key,
         operator_id: extras.auth?.operatorId ?? null,
         auth_method: extras.auth?.method ?? null,
         approval_id: extras.approvalId ?? null,
@@ -163,97 +207,4 @@ export function stageRecorder(
     });
     return id;
   };
-}
-
-type EventRecord = Selectable<Tables['external_alert_events']>;
-
-/**
- * One recorded stage as a list shows it: every field but the payload, which belongs to the
- * detail route (a tracker event's payload is kilobytes to a megabyte).
- */
-export function externalEventSummary(row: EventRecord) {
-  return {
-    id: row.id,
-    project: row.project,
-    provider: row.provider,
-    stage: row.stage,
-    issue_id: row.issue_id,
-    title: row.title,
-    severity: row.severity,
-    namespace: row.namespace,
-    target_resource: row.target_resource,
-    fingerprint: row.fingerprint,
-    source_url: row.source_url,
-    labels: JSON.parse(row.labels) as Record<string, string>,
-    annotations: JSON.parse(row.annotations) as Record<string, string>,
-    operator_id: row.operator_id,
-    auth_method: row.auth_method,
-    approval_id: row.approval_id,
-    created_at: new Date(row.created_at).toISOString(),
-  };
-}
-
-export type ExternalEventSummary = ReturnType<typeof externalEventSummary>;
-
-/** One recorded stage with its payload's JSON text exactly as stored. */
-export interface StoredExternalEvent {
-  event: ExternalEventSummary;
-  payloadJson: string;
-}
-
-export async function findExternalEvent(
-  db: Db,
-  id: string,
-): Promise<StoredExternalEvent | undefined> {
-  const row = await db
-    .selectFrom('external_alert_events')
-    .selectAll()
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const payload = await db
-    .selectFrom('event_payloads')
-    .select('body')
-    .where('digest', '=', row.payload_digest)
-    .executeTakeFirst();
-  return { event: externalEventSummary(row), payloadJson: payload?.body || 'null' };
-}
-
-/**
- * The event as one JSON text, the stored payload spliced in unparsed. The payload was JSON
- * when stored (the raw body that parsed, or our own serialization), and parsing it again to
- * re-serialize could fail on anything JSON.stringify cannot nest that deep (a 10,000-deep
- * array overflows the stack), so stored input would break reading.
- */
-export function externalEventJson({ event, payloadJson }: StoredExternalEvent): string {
-  const fields = JSON.stringify(event);
-  return `${fields.slice(0, -1)},"payload":${payloadJson}}`;
-}
-
-export interface ExternalEventFilters {
-  stage?: string;
-  provider?: string;
-  issue_id?: string;
-}
-
-/** One page of recorded stages, newest first, each without its payload. */
-export function listExternalEvents(
-  db: Db,
-  filters: ExternalEventFilters,
-  page: { limit?: number; cursor?: string },
-): Promise<Page<ExternalEventSummary>> {
-  const { stage, provider, issue_id } = filters;
-  return listNewestFirst(db, 'external_alert_events', { stage, provider, issue_id }, page, {
-    viewsOf: (rows) => rows.map(externalEventSummary),
-  });
-}
-
-/** Stages recorded at or after `since`. */
-export async function countExternalEventsSince(db: Db, since: number): Promise<number> {
-  const row = await db
-    .selectFrom('external_alert_events')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('created_at', '>=', since)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
 }

@@ -10,7 +10,7 @@ import {
   externalEventJson,
   findExternalEvent,
   listExternalEvents,
-} from './external-event-records.js';
+} from './external-event-reads.js';
 
 const StringMap = Type.Record(Type.String(), Type.String());
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Db } from '../../ports/store.js';
 import { countApprovalsSince } from '../approvals/approval-records.js';
-import { countExternalEventsSince } from '../errtracker/external-event-records.js';
+import { countExternalEventsSince } from '../errtracker/external-event-reads.js';
 import { countAlertsSince } from '../incidents/alert-records.js';
 import { countIncidentsSince } from '../incidents/incident-counts.js';
 import { SIGNALS_STREAM } from '../intake/signal-schema.js';
