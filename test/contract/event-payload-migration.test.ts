@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/adapters/postgres/postgres-store.js';
@@ -326,6 +326,87 @@ describe.each(storeKinds())(
       expect(await store.db.selectFrom('external_event_fields').selectAll().execute()).toHaveLength(
         2,
       );
+    });
+
+    it.runIf(kind === 'sqlite')(
+      'starts after a move that was committed but not recorded (SQLite records it after)',
+      async () => {
+        const old = await openOld(kind);
+        cleanups.push(old.cleanup);
+        const migrator = new Migrator({ db: old.db, provider: migrationProvider(kind) });
+        expect((await migrator.migrateTo('0012_console_orders')).error).toBeUndefined();
+        await old.db
+          .insertInto('external_alert_events')
+          .values((({ payload: _payload, ...row }) => row)(wideRow(7, 'ev-kept')))
+          .execute();
+        expect((await migrator.migrateToLatest()).error).toBeUndefined();
+        // As if the process had died between the move's commit and its record.
+        await old.db
+          .deleteFrom('kysely_migration')
+          .where('name', '=', '0013_external_event_fields')
+          .execute();
+        await old.db.destroy();
+
+        const store = await old.openStore();
+        cleanups.push(() => store.close());
+        const page = await listExternalEvents(store.db, {}, {});
+        expect(page.items.map((item) => item.id)).toEqual(['ev-kept']);
+      },
+    );
+
+    it('moves more stages than one pass copies, sharing fields across passes', async () => {
+      const old = await openOld(kind);
+      cleanups.push(old.cleanup);
+      const migrator = new Migrator({
+        db: old.db,
+        provider: migrationProvider(kind),
+        migrationTableSchema: old.migrationTableSchema,
+      });
+      expect((await migrator.migrateTo('0012_console_orders')).error).toBeUndefined();
+      // Two sets of fields, alternating, over three passes of 500.
+      const rows = Array.from({ length: 1203 }, (_, n) =>
+        wideRow(n * 2 + 1, `ev-${n}`, { labels: `{"half":"${n % 2}"}` }),
+      );
+      for (let at = 0; at < rows.length; at += 500) {
+        await old.db
+          .insertInto('external_alert_events')
+          .values(rows.slice(at, at + 500).map(({ payload: _payload, ...row }) => row))
+          .execute();
+      }
+      await old.db.destroy();
+
+      const store = await old.openStore();
+      cleanups.push(() => store.close());
+      const { db } = store;
+      const moved = await db
+        .selectFrom('external_alert_events')
+        .select(['seq', 'id', 'fields_key'])
+        .orderBy('seq')
+        .execute();
+      expect(moved.map(({ seq, id }) => [seq, id])).toEqual(rows.map(({ seq, id }) => [seq, id]));
+      expect(new Set(moved.map(({ fields_key }) => fields_key)).size).toBe(2);
+      expect(await db.selectFrom('external_event_fields').selectAll().execute()).toHaveLength(2);
+      const last = await listExternalEvents(db, { issue_id: 'old-1' }, { limit: 1 });
+      expect(last.items[0]).toMatchObject({ id: 'ev-1202', labels: { half: '0' } });
+      // Its indexes are back, and ids stay unique.
+      const indexes =
+        kind === 'sqlite'
+          ? sql<{ name: string }>`select name from sqlite_master
+              where type = 'index' and tbl_name = 'external_alert_events'`
+          : sql<{ name: string }>`select indexname as name from pg_indexes
+              where tablename = 'external_alert_events' and schemaname = current_schema()`;
+      const names = (await indexes.execute(db)).rows.map(({ name }) => name);
+      expect(names).toEqual(
+        expect.arrayContaining(['external_alert_events_stage', 'external_alert_events_issue']),
+      );
+      const first = await db
+        .selectFrom('external_alert_events')
+        .selectAll()
+        .executeTakeFirstOrThrow();
+      const { seq: _seq, ...duplicate } = first;
+      await expect(
+        db.insertInto('external_alert_events').values(duplicate).execute(),
+      ).rejects.toThrow();
     });
   },
 );

@@ -61,15 +61,24 @@ export async function findExternalEvent(
 ): Promise<StoredExternalEvent | undefined> {
   const row = await db
     .selectFrom('external_alert_events as e')
-    .innerJoin('external_event_fields as f', 'f.key', 'e.fields_key')
+    .leftJoin('external_event_fields as f', 'f.key', 'e.fields_key')
     .leftJoin('event_payloads as p', 'p.digest', 'f.payload_digest')
     .selectAll('e')
-    .select([...SHOWN_FIELDS, 'p.body'])
+    .select([...SHOWN_FIELDS, 'f.key', 'p.body'])
     .where('e.id', '=', id)
     .executeTakeFirst();
   if (!row) return undefined;
-  return { event: externalEventSummary(row, row), payloadJson: row.body || 'null' };
+  if (row.key === null) throw fieldsMissing(row);
+  const fields = row as typeof row & FieldsRecord;
+  return { event: externalEventSummary(row, fields), payloadJson: row.body || 'null' };
 }
+
+/**
+ * A stage's fields are written in its own transaction and never deleted: missing means the
+ * database was changed by hand, and the stage is not shown as if it had none.
+ */
+const fieldsMissing = (row: EventRecord) =>
+  new Error(`external event ${row.id}: its fields ${row.fields_key} are missing`);
 
 /** Each page's rows with their shared fields, read in one statement. */
 async function summariesOf(db: Db, rows: EventRecord[]): Promise<ExternalEventSummary[]> {
@@ -85,9 +94,7 @@ async function summariesOf(db: Db, rows: EventRecord[]): Promise<ExternalEventSu
   }
   return rows.map((row) => {
     const fields = found.get(row.fields_key);
-    // Written in the event's own transaction and never deleted: missing means the database
-    // was changed by hand.
-    if (!fields) throw new Error(`external event ${row.id}: fields ${row.fields_key} missing`);
+    if (!fields) throw fieldsMissing(row);
     return externalEventSummary(row, fields);
   });
 }

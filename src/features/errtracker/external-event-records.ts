@@ -120,6 +120,11 @@ function fieldsKey(fields: Omit<FieldsRow, 'key'>): string {
   return key;
 }
 
+const byKey =
+  <T>(keyOf: (item: T) => string) =>
+  (a: T, b: T) =>
+    keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0;
+
 // One batching writer per database: deliveries arriving together share one transaction.
 const writers = new WeakMap<Db, (write: EventWrite) => Promise<void>>();
 
@@ -136,11 +141,16 @@ function writerFor(db: Db) {
         if (!knownPayloads.has(digest)) payloads.set(digest, write.payload);
         if (!knownFields.has(write.fields.key)) fields.set(write.fields.key, write.fields);
       }
-      // Decoded before the transaction, not while it holds the write lock.
-      const fresh = [...payloads.values()].map(({ digest, json }) => ({ digest, body: json() }));
+      // Decoded before the transaction, not while it holds the write lock. Sorted by key:
+      // replicas inserting the same new keys take their row locks in one order, never
+      // waiting on each other crosswise (PostgreSQL would end one as a deadlock).
+      const fresh = [...payloads.values()]
+        .sort(byKey(({ digest }) => digest))
+        .map(({ digest, json }) => ({ digest, body: json() }));
+      const freshFields = [...fields.values()].sort(byKey(({ key }) => key));
       await db.transaction().execute(async (tx) => {
         for (const chunk of inChunks(fresh)) await insertPayloads(tx, chunk);
-        for (const chunk of inChunks([...fields.values()])) await insertFields(tx, chunk);
+        for (const chunk of inChunks(freshFields)) await insertFields(tx, chunk);
         for (const chunk of inChunks(writes.map((write) => write.row))) {
           await insertEvents(tx, chunk);
         }
