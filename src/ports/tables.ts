@@ -117,15 +117,21 @@ export interface Tables {
     issue_id: string;
     /** Its `external_event_fields` row, written in the same transaction. */
     fields_key: string;
+    /**
+     * The key of its `event_payloads` row: the SHA-256 hex of the payload's JSON, or for a
+     * signed delivery `mac-sha256:` and the SHA-256 hex of the body's HMAC (never checkable
+     * without the secret, so no migration can recompute it)
+     */
+    payload_digest: string;
     operator_id: string | null;
     auth_method: string | null;
     approval_id: string | null;
     created_at: number;
   };
   /**
-   * The fields a delivery's stages share, and a repeated delivery repeats, stored once: keyed
-   * by the SHA-256 hex of their JSON text (as `external-event-records.ts` builds it), never
-   * updated or deleted.
+   * The fields a delivery's stages share, which the deliveries of one issue repeat (each with
+   * a payload of its own), stored once: keyed by the SHA-256 hex of their JSON text (as
+   * `external-event-records.ts` builds it), never updated or deleted.
    */
   external_event_fields: {
     key: string;
@@ -138,12 +144,6 @@ export interface Tables {
     source_url: string | null;
     labels: string;
     annotations: string;
-    /**
-     * The key of its `event_payloads` row: the SHA-256 hex of the payload's JSON, or for a
-     * signed delivery `mac-sha256:` and the SHA-256 hex of the body's HMAC (never checkable
-     * without the secret, so no migration can recompute it)
-     */
-    payload_digest: string;
   };
   event_payloads: { digest: string; body: string };
   anomaly_occurrences: { seq: Generated<number>; anomaly_key: string; occurred_at: number };

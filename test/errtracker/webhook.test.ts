@@ -223,10 +223,9 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
       // Keyed by the SHA-256 of the JSON it stores, though a signature check hashed its body.
       const { db } = app.services.store;
       const { payload_digest } = await db
-        .selectFrom('external_alert_events as e')
-        .innerJoin('external_event_fields as f', 'f.key', 'e.fields_key')
-        .select('f.payload_digest')
-        .where('e.id', '=', event?.id ?? '')
+        .selectFrom('external_alert_events')
+        .select('payload_digest')
+        .where('id', '=', event?.id ?? '')
         .executeTakeFirstOrThrow();
       const { body } = await db
         .selectFrom('event_payloads')
@@ -291,12 +290,11 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
       expect(JSON.stringify(await db.selectFrom(table).selectAll().execute())).not.toContain(mac);
     }
     const stages = await db
-      .selectFrom('external_alert_events as e')
-      .innerJoin('external_event_fields as f', 'f.key', 'e.fields_key')
-      .select(['e.id', 'e.stage', 'f.payload_digest'])
-      .where('e.issue_id', '=', 'digest-1')
-      .where('e.stage', 'in', ['received', 'deduplicated'])
-      .orderBy('e.seq')
+      .selectFrom('external_alert_events')
+      .select(['id', 'stage', 'payload_digest'])
+      .where('issue_id', '=', 'digest-1')
+      .where('stage', 'in', ['received', 'deduplicated'])
+      .orderBy('seq')
       .execute();
     expect(stages.map(({ stage, payload_digest }) => ({ stage, payload_digest }))).toEqual([
       { stage: 'received', payload_digest: digest },
@@ -320,6 +318,39 @@ describe.each(backends())('error-tracker webhook on %s', async (backend) => {
     expect(keys).toHaveLength(1);
     const detail = await app.inject(`/api/v1/external-alert-events/${stages[2]?.id}`);
     expect(detail.json().payload).toEqual(JSON.parse(raw));
+  });
+
+  it("shares one fields row among an issue's deliveries, each keeping its own payload", async () => {
+    // Two events of one issue: what the stages show is the issue's, the payloads differ.
+    const deliveries = ['event-a', 'event-b'].map((eventId) => {
+      const body = issueAlert('fields-1');
+      body.data.event.event_id = eventId;
+      return JSON.stringify(body);
+    });
+    for (const raw of deliveries) {
+      expect((await deliver(app, raw, { secret: SECRET })).statusCode).toBe(200);
+    }
+    const { db } = app.services.store;
+    const stages = await db
+      .selectFrom('external_alert_events')
+      .select(['id', 'stage', 'fields_key', 'payload_digest'])
+      .where('issue_id', '=', 'fields-1')
+      .where('stage', 'in', ['received', 'deduplicated'])
+      .orderBy('seq')
+      .execute();
+    expect(stages.map(({ stage }) => stage)).toEqual(['received', 'received', 'deduplicated']);
+    expect(new Set(stages.map(({ fields_key }) => fields_key)).size).toBe(1);
+    expect(new Set(stages.map(({ payload_digest }) => payload_digest)).size).toBe(2);
+    const details = await Promise.all(
+      stages.map(async ({ id }) =>
+        (await app.inject(`/api/v1/external-alert-events/${id}`)).json(),
+      ),
+    );
+    expect(details.map((detail) => detail.payload.data.event.event_id)).toEqual([
+      'event-a',
+      'event-b',
+      'event-b',
+    ]);
   });
 
   it('still reads a payload an earlier version stored under its SHA-256', async () => {
@@ -369,10 +400,9 @@ describe('error-tracker webhook failures', () => {
     expect(response.json().status).toBe('accepted');
     // No signature was checked, so no MAC was computed: the payload is keyed by its SHA-256.
     const stored = await app.services.store.db
-      .selectFrom('external_alert_events as e')
-      .innerJoin('external_event_fields as f', 'f.key', 'e.fields_key')
-      .select('f.payload_digest')
-      .where('e.issue_id', '=', 'dev-1')
+      .selectFrom('external_alert_events')
+      .select('payload_digest')
+      .where('issue_id', '=', 'dev-1')
       .execute();
     const sha256 = crypto.createHash('sha256').update(Buffer.from(raw, 'utf8')).digest('hex');
     expect(stored).toEqual([{ payload_digest: sha256 }]);

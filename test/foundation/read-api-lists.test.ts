@@ -57,7 +57,7 @@ async function insertEvent(
     .onConflict((oc) => oc.column('digest').doNothing())
     .execute();
   // Stored as the service stores them, but for keys: no read checks a key against its fields.
-  const fieldsKey = `fields-of-${fields.issue_id}-${digest}`;
+  const fieldsKey = `fields-of-${fields.issue_id}`;
   await db
     .insertInto('external_event_fields')
     .values({
@@ -71,7 +71,6 @@ async function insertEvent(
       source_url: null,
       labels: '{}',
       annotations: '{}',
-      payload_digest: digest,
     })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
@@ -83,6 +82,7 @@ async function insertEvent(
       provider: 'errtracker',
       issue_id: fields.issue_id,
       fields_key: fieldsKey,
+      payload_digest: digest,
       operator_id: null,
       auth_method: null,
       approval_id: null,

@@ -7,7 +7,7 @@ import { listNewestFirst, type Page } from '../../support/newest-first.js';
 // writes them.
 
 type EventRecord = Selectable<Tables['external_alert_events']>;
-type FieldsRecord = Omit<Selectable<Tables['external_event_fields']>, 'key' | 'payload_digest'>;
+type FieldsRecord = Omit<Selectable<Tables['external_event_fields']>, 'key'>;
 
 /**
  * One recorded stage as a list shows it: every field but the payload, which belongs to the
@@ -62,7 +62,7 @@ export async function findExternalEvent(
   const row = await db
     .selectFrom('external_alert_events as e')
     .leftJoin('external_event_fields as f', 'f.key', 'e.fields_key')
-    .leftJoin('event_payloads as p', 'p.digest', 'f.payload_digest')
+    .leftJoin('event_payloads as p', 'p.digest', 'e.payload_digest')
     .selectAll('e')
     .select([...SHOWN_FIELDS, 'f.key', 'p.body'])
     .where('e.id', '=', id)

@@ -72,7 +72,6 @@ const SHARED_COLUMNS = [
   'source_url',
   'labels',
   'annotations',
-  'payload_digest',
 ] as const;
 
 const insertFields = insertBuiltOnce(
@@ -87,6 +86,7 @@ const insertEvents = insertBuiltOnce('external_alert_events', [
   'provider',
   'issue_id',
   'fields_key',
+  'payload_digest',
   'operator_id',
   'auth_method',
   'approval_id',
@@ -194,7 +194,6 @@ export function stageRecorder(
     source_url: fields.source_url,
     labels: JSON.stringify(fields.labels),
     annotations: JSON.stringify(fields.annotations),
-    payload_digest: payload.digest,
   };
   const sharedRow = { key: fieldsKey(shared), ...shared };
   const write = writerFor(db);
@@ -209,6 +208,7 @@ export function stageRecorder(
         provider: fields.provider,
         issue_id: fields.issue_id,
         fields_key: sharedRow.key,
+        payload_digest: payload.digest,
         operator_id: extras.auth?.operatorId ?? null,
         auth_method: extras.auth?.method ?? null,
         approval_id: extras.approvalId ?? null,

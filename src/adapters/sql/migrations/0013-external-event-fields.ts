@@ -13,12 +13,12 @@ const SHARED = [
   'source_url',
   'labels',
   'annotations',
-  'payload_digest',
 ] as const;
 
 type SharedFields = Record<(typeof SHARED)[number], string | null>;
 type OldEvent = SharedFields & {
   seq: number;
+  payload_digest: string;
   id: string;
   stage: string;
   provider: string;
@@ -48,10 +48,12 @@ function fieldsKey(fields: SharedFields): string {
 
 // A tracker repeat records two stages, received and deduplicated, whose eighteen columns
 // differed only in id, stage and time: about 1 KB a row for the tracker's example issue,
-// and inserting the pair cost SQLite twice what the narrow rows cost. The fields they share move to a table of their
-// own, stored once per distinct set, and each stage keeps its id, stage, the two columns the
-// read API filters on, who authenticated it and its approval. Rows keep their `seq`, so
-// cursors handed out before still page on.
+// and inserting the pair cost SQLite twice what the narrow rows cost. The fields an issue's
+// deliveries repeat (its title, labels, annotations, …) move to a table of their own, stored
+// once per distinct set. Each stage keeps its id, stage, the two columns the read API
+// filters on, its payload's key (each delivery of an issue has its own payload), who
+// authenticated it and its approval. Rows keep their `seq`, so cursors handed out before
+// still page on.
 export function migration0013ExternalEventFields(dialect: Dialect): Migration {
   return {
     async up(db: AnyDb) {
@@ -86,7 +88,6 @@ export function migration0013ExternalEventFields(dialect: Dialect): Migration {
       .addColumn('source_url', 'text')
       .addColumn('labels', 'text', (c) => c.notNull())
       .addColumn('annotations', 'text', (c) => c.notNull())
-      .addColumn('payload_digest', 'text', (c) => c.notNull())
       .execute();
     await db.schema
       .createTable('external_alert_stages')
@@ -96,6 +97,7 @@ export function migration0013ExternalEventFields(dialect: Dialect): Migration {
       .addColumn('provider', 'text', (c) => c.notNull())
       .addColumn('issue_id', 'text', (c) => c.notNull())
       .addColumn('fields_key', 'text', (c) => c.notNull())
+      .addColumn('payload_digest', 'text', (c) => c.notNull())
       .addColumn('operator_id', 'text')
       .addColumn('auth_method', 'text')
       .addColumn('approval_id', 'text')
@@ -122,6 +124,7 @@ export function migration0013ExternalEventFields(dialect: Dialect): Migration {
           provider: row.provider,
           issue_id: row.issue_id,
           fields_key: key,
+          payload_digest: row.payload_digest,
           operator_id: row.operator_id,
           auth_method: row.auth_method,
           approval_id: row.approval_id,
