@@ -233,6 +233,7 @@ describe.each(storeKinds())(
         .insertInto('event_payloads')
         .values([
           { digest: 'digest-a', body: '{"a":1}' },
+          { digest: 'digest-b', body: '{"b":2}' },
           { digest: 'digest-c', body: '{"canary":true}' },
         ])
         .execute();
@@ -253,10 +254,12 @@ describe.each(storeKinds())(
           auth_method: 'operator_key',
           created_at: 1_700_000_000_500,
         }),
+        // Another delivery of the issue: its own payload, the issue's fields.
         wideRow(40, 'ev-linked', {
           stage: 'approval_linked',
           labels: '{"team":"api"}',
           source_url: 'https://t/1',
+          payload_digest: 'digest-b',
           approval_id: 'appr-1',
         }),
       ];
@@ -279,8 +282,10 @@ describe.each(storeKinds())(
         page.items.map(({ payload_digest: _d, ...item }: Record<string, unknown>) => item),
       ).toEqual(expected.map(({ payload_digest: _d, ...item }) => item));
       expect(
-        (await eventDetails(store.db, ['ev-dedup', 'ev-canary'])).map((e) => e.payload),
-      ).toEqual([{ a: 1 }, { canary: true }]);
+        (await eventDetails(store.db, ['ev-dedup', 'ev-canary', 'ev-linked'])).map(
+          (e) => e.payload,
+        ),
+      ).toEqual([{ a: 1 }, { canary: true }, { b: 2 }]);
       // received, deduplicated and approval_linked share their fields; the canary has its own.
       expect(await store.db.selectFrom('external_event_fields').selectAll().execute()).toHaveLength(
         2,
@@ -315,8 +320,9 @@ describe.each(storeKinds())(
         annotations: {},
         payload: null,
       };
-      const payload = { digest: 'digest-a', json: () => '{"a":1}' };
+      const payload = { digest: 'digest-new', json: () => '{"new":3}' };
       const id = await recordExternalEvent(store.db, fields, 1_700_000_001_000, { payload });
+      expect((await eventDetails(store.db, [id]))[0]?.payload).toEqual({ new: 3 });
       const added = await store.db
         .selectFrom('external_alert_events')
         .select('seq')
