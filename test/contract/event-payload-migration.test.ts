@@ -69,6 +69,14 @@ async function oldPostgres(): Promise<OldDatabase> {
 
 const openOld = (kind: StoreKind) => (kind === 'sqlite' ? oldSqlite() : oldPostgres());
 
+/** Kysely's migrator over an old database, with the store's own list of migrations. */
+const migratorOf = (old: OldDatabase, kind: StoreKind) =>
+  new Migrator({
+    db: old.db,
+    provider: migrationProvider(kind),
+    migrationTableSchema: old.migrationTableSchema,
+  });
+
 /** Each event as the detail route answers it, payload included. */
 async function eventDetails(db: Db, ids: string[]) {
   return Promise.all(
@@ -111,11 +119,7 @@ describe.each(storeKinds())('migration 0005 on %s: payloads stored once', (kind:
   it('moves the payloads of events recorded before it, one row per distinct payload', async () => {
     const old = await openOld(kind);
     cleanups.push(old.cleanup);
-    const migrator = new Migrator({
-      db: old.db,
-      provider: migrationProvider(kind),
-      migrationTableSchema: old.migrationTableSchema,
-    });
+    const migrator = migratorOf(old, kind);
     const { error } = await migrator.migrateTo('0004_analysis_tasks');
     expect(error).toBeUndefined();
     const shared = JSON.stringify({ action: 'triggered', data: { issue: { id: 'old-1' } } });
@@ -223,11 +227,7 @@ describe.each(storeKinds())(
     it('keeps every stage as the read API showed it, its seq and its place in the pages', async () => {
       const old = await openOld(kind);
       cleanups.push(old.cleanup);
-      const migrator = new Migrator({
-        db: old.db,
-        provider: migrationProvider(kind),
-        migrationTableSchema: old.migrationTableSchema,
-      });
+      const migrator = migratorOf(old, kind);
       expect((await migrator.migrateTo('0012_console_orders')).error).toBeUndefined();
       await old.db
         .insertInto('event_payloads')
@@ -339,7 +339,7 @@ describe.each(storeKinds())(
       async () => {
         const old = await openOld(kind);
         cleanups.push(old.cleanup);
-        const migrator = new Migrator({ db: old.db, provider: migrationProvider(kind) });
+        const migrator = migratorOf(old, kind);
         expect((await migrator.migrateTo('0012_console_orders')).error).toBeUndefined();
         await old.db
           .insertInto('external_alert_events')
@@ -363,11 +363,7 @@ describe.each(storeKinds())(
     it('moves more stages than one pass copies, sharing fields across passes', async () => {
       const old = await openOld(kind);
       cleanups.push(old.cleanup);
-      const migrator = new Migrator({
-        db: old.db,
-        provider: migrationProvider(kind),
-        migrationTableSchema: old.migrationTableSchema,
-      });
+      const migrator = migratorOf(old, kind);
       expect((await migrator.migrateTo('0012_console_orders')).error).toBeUndefined();
       // Two sets of fields, alternating, over three passes of 500.
       const rows = Array.from({ length: 1203 }, (_, n) =>
