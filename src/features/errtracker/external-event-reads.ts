@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db, Tables } from '../../ports/store.js';
 import { inChunks } from '../../support/in-chunks.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
+import { SHARED_COLUMNS } from './external-event-records.js';
 
 // What the read API and the readbacks read of the recorded stages; external-event-records.ts
 // writes them.
@@ -13,7 +14,7 @@ type FieldsRecord = Omit<Selectable<Tables['external_event_fields']>, 'key'>;
  * One recorded stage as a list shows it: every field but the payload, which belongs to the
  * detail route (a tracker event's payload is kilobytes to a megabyte).
  */
-export function externalEventSummary(row: EventRecord, fields: FieldsRecord) {
+function externalEventSummary(row: EventRecord, fields: FieldsRecord) {
   return {
     id: row.id,
     project: fields.project,
@@ -43,17 +44,7 @@ export interface StoredExternalEvent {
   payloadJson: string;
 }
 
-const SHOWN_FIELDS = [
-  'f.project',
-  'f.title',
-  'f.severity',
-  'f.namespace',
-  'f.target_resource',
-  'f.fingerprint',
-  'f.source_url',
-  'f.labels',
-  'f.annotations',
-] as const;
+const SHOWN_FIELDS = SHARED_COLUMNS.map((column) => `f.${column}` as const);
 
 export async function findExternalEvent(
   db: Db,

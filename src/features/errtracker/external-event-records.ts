@@ -61,8 +61,11 @@ const insertPayloads = insertBuiltOnce('event_payloads', ['digest', 'body'], (in
   insert.onConflict((oc) => oc.column('digest').doNothing()),
 );
 
-/** In the order their key serializes them (the same as migration 0013's). */
-const SHARED_COLUMNS = [
+/**
+ * The columns of `external_event_fields` but its key, in the order the key serializes them
+ * (the same as migration 0013's).
+ */
+export const SHARED_COLUMNS = [
   'project',
   'title',
   'severity',

@@ -18,11 +18,11 @@ const SHARED = [
 type SharedFields = Record<(typeof SHARED)[number], string | null>;
 type OldEvent = SharedFields & {
   seq: number;
-  payload_digest: string;
   id: string;
   stage: string;
   provider: string;
   issue_id: string;
+  payload_digest: string;
   operator_id: string | null;
   auth_method: string | null;
   approval_id: string | null;
