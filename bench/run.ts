@@ -59,6 +59,21 @@ function idList(name: string): Set<string> | undefined {
     : undefined;
 }
 
+/**
+ * A mistyped run id would otherwise be skipped in silence, and the run it meant along with it
+ * (or, in BENCH_CPU_PROFILE, its profile).
+ */
+function refuseUnknownIds(known: Set<string>, lists: Record<string, Set<string> | undefined>) {
+  for (const [name, ids] of Object.entries(lists)) {
+    const unknown = [...(ids ?? [])].filter((id) => !known.has(id));
+    if (unknown.length > 0) {
+      throw new Error(
+        `${name} names no run: ${unknown.join(', ')}. Run ids: ${[...known].join(', ')}`,
+      );
+    }
+  }
+}
+
 async function main(): Promise<number> {
   const startedAt = new Date().toISOString();
   const settings: LoadSettings = {
@@ -106,24 +121,29 @@ async function main(): Promise<number> {
       alertmanagerBinary: binary,
       cpuProfileDir: (runId: string) => (profiled?.has(runId) ? profileDir : undefined),
     };
-    const specs = [
+    const autocannonRuns = [
       ...intakeRuns(context),
       ...silenceRuns(context),
       ...errtrackerRuns(context),
       ...readbackRuns(context),
-    ].filter(selected);
+    ];
     // Runs that bring their own load instead of autocannon's closed loop: the SSE fan-out,
     // the sustained signal rate search and the storm.
-    const sseSpecs = sseRuns(context).filter(selected);
-    const ownLoadSpecs = [
+    const sseAll = sseRuns(context);
+    const ownLoadAll = [
       ...sustainedSignalRuns(context),
       ...stormRuns(context),
       ...chatStormRuns(context),
       ...idleRuns(context),
       ...fleetRuns(context),
-    ].filter(selected);
-    if (only && ![...specs, ...sseSpecs, ...ownLoadSpecs].some((spec) => only.has(spec.id)))
-      throw new Error(`BENCH_ONLY matched no run: ${[...only].join(', ')}`);
+    ];
+    refuseUnknownIds(
+      new Set([...autocannonRuns, ...sseAll, ...ownLoadAll].map((spec) => spec.id)),
+      { BENCH_ONLY: only, BENCH_CPU_PROFILE: profiled },
+    );
+    const specs = autocannonRuns.filter(selected);
+    const sseSpecs = sseAll.filter(selected);
+    const ownLoadSpecs = ownLoadAll.filter(selected);
     usedDistributed =
       !unavailable &&
       [...specs, ...sseSpecs, ...ownLoadSpecs].some(
