@@ -1,0 +1,56 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/source-files.js';
+
+/**
+ * The README traces the ratio targets that fail to the costs the patches in bench/bounds take
+ * out (bench/bounds/run.sh builds and runs them). A patch that no longer applies would leave
+ * that evidence unrepeatable without anyone noticing, so each one must apply to the source as
+ * it is, and name bench runs the bench documents.
+ */
+
+const BOUNDS = path.join(REPO_ROOT, 'bench/bounds');
+const patches = fs.readdirSync(BOUNDS).filter((name) => name.endsWith('.patch'));
+const inGitCheckout = (() => {
+  try {
+    execFileSync('git', ['rev-parse', '--is-inside-work-tree'], { cwd: REPO_ROOT, stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const benchReadme = fs.readFileSync(path.join(REPO_ROOT, 'bench/README.md'), 'utf8');
+
+describe('bench bounds', () => {
+  it('has the four bounds the README cites', () => {
+    expect(patches.sort()).toEqual([
+      'converge-write.patch',
+      'follow-up.patch',
+      'signal-append.patch',
+      'tracker-stages.patch',
+    ]);
+  });
+
+  for (const name of patches) {
+    const text = fs.readFileSync(path.join(BOUNDS, name), 'utf8');
+
+    it(`${name} names documented bench runs`, () => {
+      const runs = /^runs: (.+)$/m.exec(text)?.[1]?.split(',') ?? [];
+      expect(runs.length).toBeGreaterThan(0);
+      for (const run of runs) {
+        const documented = run.replace(/-(embedded|distributed)$/, '-<mode>');
+        expect(benchReadme, run).toContain(`\`${documented}\``);
+      }
+    });
+
+    it.runIf(inGitCheckout)(`${name} applies to the source as it is`, () => {
+      // Throws with git's own message naming the hunk that no longer applies.
+      execFileSync('git', ['apply', '--check', path.join(BOUNDS, name)], {
+        cwd: REPO_ROOT,
+        stdio: 'pipe',
+      });
+    });
+  }
+});
