@@ -3,7 +3,8 @@
  * measured in the same run on the same machine. Not a test; never run in CI.
  * Environment: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50),
  * BENCH_ROUNDS (3), BENCH_ONLY (comma-separated run ids; bare and fastify-floor always run),
- * BENCH_CPU_PROFILE (run ids, or 1 for signals-embedded), BENCH_SKIP_BUILD=1,
+ * BENCH_CPU_PROFILE (run ids, or 1 for signals-embedded; an unknown id in either stops the
+ * bench before it builds), BENCH_SKIP_BUILD=1,
  * BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_ALERTMANAGER.
  */
 import crypto from 'node:crypto';
@@ -65,6 +66,7 @@ function idList(name: string): Set<string> | undefined {
  */
 function refuseUnknownIds(known: Set<string>, lists: Record<string, Set<string> | undefined>) {
   for (const [name, ids] of Object.entries(lists)) {
+    if (ids?.size === 0) throw new Error(`${name} is set but names no run id`);
     const unknown = [...(ids ?? [])].filter((id) => !known.has(id));
     if (unknown.length > 0) {
       throw new Error(
@@ -103,13 +105,11 @@ async function main(): Promise<number> {
   installExitHandlers(cleanup);
 
   try {
-    if (process.env.BENCH_SKIP_BUILD !== '1') buildService();
     const unavailable = await distributedUnavailable();
     if (unavailable) notes.push(`Distributed runs skipped: ${unavailable}`);
     const binary = alertmanagerBinary();
     if (!binary)
       notes.push('Alertmanager run skipped: /usr/bin/prometheus-alertmanager not found.');
-    if (profiled) await mkdir(profileDir, { recursive: true });
 
     const context = {
       secret: SECRET,
@@ -141,6 +141,8 @@ async function main(): Promise<number> {
       new Set([...autocannonRuns, ...sseAll, ...ownLoadAll].map((spec) => spec.id)),
       { BENCH_ONLY: only, BENCH_CPU_PROFILE: profiled },
     );
+    if (process.env.BENCH_SKIP_BUILD !== '1') buildService();
+    if (profiled) await mkdir(profileDir, { recursive: true });
     const specs = autocannonRuns.filter(selected);
     const sseSpecs = sseAll.filter(selected);
     const ownLoadSpecs = ownLoadAll.filter(selected);
