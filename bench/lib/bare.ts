@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { freePort, startProcess, waitForHttp } from './processes.js';
-import { REPO_ROOT } from './service.js';
+import { REPO_ROOT, START_FLAGS } from './service.js';
 import type { Target } from './target.js';
 
 /**
  * A small `node:http` script of the bench in its own process, like the service, so both
- * compete for CPU alike; ready when its `/health` answers.
+ * compete for CPU alike, and with the service's Node flags; ready when its `/health` answers.
  */
 export async function startBenchScript(
   name: string,
@@ -18,6 +18,7 @@ export async function startBenchScript(
     name,
     command: process.execPath,
     args: [
+      ...START_FLAGS,
       ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
       '--import',
       'tsx',

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startProcess, waitForHttp } from './processes.js';
@@ -7,6 +7,27 @@ import type { Target } from './target.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SERVER_JS = path.join(REPO_ROOT, 'dist/src/server.js');
+
+/**
+ * The Node flags of `npm start` (package.json `scripts.start`, `node [flags]
+ * dist/src/server.js`): the bench runs the service as its users start it, young generation
+ * size included, which changes the CPU per converged alert by about a tenth. The baselines
+ * get the same flags, so a flag never wins a ratio by itself.
+ */
+export function startFlags(startScript: string): string[] {
+  const words = startScript.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/server.js') {
+    throw new Error(
+      `package.json's start script is not "node [flags] dist/src/server.js": ${startScript}`,
+    );
+  }
+  return words.slice(1, -1);
+}
+
+/** `npm start`'s Node flags, given to the service and to every baseline alike. */
+export const START_FLAGS = startFlags(
+  JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start,
+);
 
 export type StoreMode =
   | { kind: 'embedded' }
@@ -92,7 +113,7 @@ export async function startService(options: ServiceOptions): Promise<Target> {
   const child = startProcess({
     name: 'service',
     command: process.execPath,
-    args: [...profileArgs, SERVER_JS],
+    args: [...START_FLAGS, ...profileArgs, SERVER_JS],
     env: serviceEnv(options, port),
     cwd: options.workDir,
     // The bench reads the read API without a token, so CONSOLE_TOKEN stays unset on purpose.
