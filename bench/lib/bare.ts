@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { freePort, startProcess, waitForHttp } from './processes.js';
-import { REPO_ROOT, START_FLAGS } from './service.js';
+import { REPO_ROOT, startFlagsOfPackage } from './service.js';
 import type { Target } from './target.js';
 
 /**
@@ -18,7 +18,7 @@ export async function startBenchScript(
     name,
     command: process.execPath,
     args: [
-      ...START_FLAGS,
+      ...startFlagsOfPackage(),
       ...(cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : []),
       '--import',
       'tsx',

@@ -12,22 +12,36 @@ const SERVER_JS = path.join(REPO_ROOT, 'dist/src/server.js');
  * The Node flags of `npm start` (package.json `scripts.start`, `node [flags]
  * dist/src/server.js`): the bench runs the service as its users start it, young generation
  * size included, which changes the CPU per converged alert by about a tenth. The baselines
- * get the same flags, so a flag never wins a ratio by itself.
+ * get the same flags, so a flag never wins a ratio by itself. Only plain flags are taken
+ * (no shell syntax, no quotes, no relative paths, which would resolve differently in the
+ * service's working directory and the baselines').
  */
 export function startFlags(startScript: string): string[] {
   const words = startScript.trim().split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/server.js') {
+  const flags = words.slice(1, -1);
+  const plain = (flag: string) => /^--?[A-Za-z][\w-]*(=[\w.,:/-]*)?$/.test(flag);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/src/server.js' || !flags.every(plain)) {
     throw new Error(
-      `package.json's start script is not "node [flags] dist/src/server.js": ${startScript}`,
+      `package.json's scripts.start is not "node [--flag[=value] ...] dist/src/server.js": ${startScript}` +
+        ' (bench/lib/service.ts reads its flags; change startFlags if the shape must change)',
     );
   }
-  return words.slice(1, -1);
+  if (flags.some((flag) => /=\.{1,2}\//.test(flag))) {
+    throw new Error(
+      `package.json's scripts.start has a relative path in its flags: ${startScript}`,
+    );
+  }
+  return flags;
 }
 
+let startFlagsRead: string[] | undefined;
 /** `npm start`'s Node flags, given to the service and to every baseline alike. */
-export const START_FLAGS = startFlags(
-  JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start,
-);
+export function startFlagsOfPackage(): string[] {
+  startFlagsRead ??= startFlags(
+    JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start,
+  );
+  return startFlagsRead;
+}
 
 export type StoreMode =
   | { kind: 'embedded' }
@@ -104,7 +118,7 @@ function serviceEnv(options: ServiceOptions, port: number): NodeJS.ProcessEnv {
   return env;
 }
 
-/** `node dist/src/server.js` on a free loopback port, returned once it answers. */
+/** `node [npm start's flags] dist/src/server.js` on a free loopback port, returned once it answers. */
 export async function startService(options: ServiceOptions): Promise<Target> {
   const port = await freePort();
   const profileArgs = options.cpuProfileDir
@@ -113,7 +127,7 @@ export async function startService(options: ServiceOptions): Promise<Target> {
   const child = startProcess({
     name: 'service',
     command: process.execPath,
-    args: [...START_FLAGS, ...profileArgs, SERVER_JS],
+    args: [...startFlagsOfPackage(), ...profileArgs, SERVER_JS],
     env: serviceEnv(options, port),
     cwd: options.workDir,
     // The bench reads the read API without a token, so CONSOLE_TOKEN stays unset on purpose.
