@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startFlags } from '../../bench/lib/service.js';
+import { startFlags, startFlagsOfPackage } from '../../bench/lib/service.js';
 import { REPO_ROOT } from '../helpers/source-files.js';
 
 /**
@@ -11,9 +11,8 @@ import { REPO_ROOT } from '../helpers/source-files.js';
  * lacked would run a service slower than the README says.
  */
 
-const startScript: string = JSON.parse(
-  fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'),
-).scripts.start;
+/** What the bench gives the service and its baselines: `npm start`'s flags. */
+const benchFlags = startFlagsOfPackage();
 
 function dockerCommand(): string[] {
   const dockerfile = fs.readFileSync(path.join(REPO_ROOT, 'deploy/Dockerfile'), 'utf8');
@@ -35,15 +34,14 @@ function heapLimitMiB(flags: string[]): number {
 
 describe('the Node flags the service starts with', () => {
   it('are the same in npm start and the sample image', () => {
-    expect(dockerCommand()).toEqual(['node', ...startFlags(startScript), 'dist/src/server.js']);
+    expect(dockerCommand()).toEqual(['node', ...benchFlags, 'dist/src/server.js']);
   });
 
   it('give V8 semi-spaces of 64 MiB', () => {
-    expect(startFlags(startScript)).toContain('--max-semi-space-size=64');
+    expect(benchFlags).toContain('--max-semi-space-size=64');
     // The limit grows by three times the semi-space's growth, whatever the default was.
-    const fromDefault = heapLimitMiB(startFlags(startScript)) - heapLimitMiB([]);
-    const fromSixteen =
-      heapLimitMiB(startFlags(startScript)) - heapLimitMiB(['--max-semi-space-size=16']);
+    const fromDefault = heapLimitMiB(benchFlags) - heapLimitMiB([]);
+    const fromSixteen = heapLimitMiB(benchFlags) - heapLimitMiB(['--max-semi-space-size=16']);
     expect(fromSixteen).toBe(3 * (64 - 16));
     expect(fromDefault).toBeGreaterThan(0);
   });
