@@ -69,6 +69,10 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     // prepareGracefulClose answers those 503s itself, in the API's shape.
     return503OnClosing: false,
+    // CONTRACT, Under races, crashes and abuse: behind the proxies of TRUST_PROXY,
+    // `request.ip` is the client they forward, so each is throttled and logged on its own;
+    // anyone else's `X-Forwarded-For` is ignored.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   capConnectionsPerClient(app.server, config.maxConnectionsPerClient);
