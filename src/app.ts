@@ -41,9 +41,11 @@ import { acceptStrictJson } from './http/json-body.js';
 import { refuseNulInUrl } from './http/nul-in-url.js';
 import { addApiSecurityHeaders, pageSecurityHeaders } from './http/security-headers.js';
 import {
+  capConnections,
   capConnectionsPerClient,
   connectionDeadlines,
   continueOnlyWhenBodyIsRead,
+  defaultMaxConnections,
 } from './http/server-limits.js';
 import { validatorCompiler } from './http/validator.js';
 import { lazyRequestLogger } from './observability/lazy-request-logger.js';
@@ -76,6 +78,8 @@ export async function buildApp(
     ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   capConnectionsPerClient(app.server, config.maxConnectionsPerClient);
+  // After the per-address cap: a connection it closes makes nobody else's room.
+  capConnections(app.server, config.maxConnections ?? defaultMaxConnections());
   continueOnlyWhenBodyIsRead(app.server);
   app.setValidatorCompiler(validatorCompiler);
   acceptStrictJson(app);

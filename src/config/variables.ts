@@ -191,6 +191,15 @@ export const configVariables = {
     description: 'open connections one client address may hold; further ones are closed at once',
   }),
   /**
+   * CONTRACT, Under races, crashes and abuse: open connections over all clients; unset, 80 %
+   * of the process's descriptor limit (src/http/server-limits.ts).
+   */
+  maxConnections: positiveInteger('MAX_CONNECTIONS', 10_000_000, {
+    documentedDefault: "80 % of the process's open-file limit",
+    description:
+      'open connections over all clients; past it the connections idle longest are closed to make room',
+  }),
+  /**
    * CONTRACT, Under races, crashes and abuse: the reverse proxies whose `X-Forwarded-For`
    * names the client; anyone else's is ignored.
    */
