@@ -79,7 +79,7 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
   capConnectionsPerClient(app.server, config.maxConnectionsPerClient);
   // After the per-address cap: a connection it closes makes nobody else's room.
-  capConnections(app.server, config.maxConnections ?? defaultMaxConnections());
+  capConnections(app.server, config.maxConnections ?? defaultMaxConnections(), app.log);
   continueOnlyWhenBodyIsRead(app.server);
   app.setValidatorCompiler(validatorCompiler);
   acceptStrictJson(app);

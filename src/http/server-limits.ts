@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyHttpOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyHttpOptions } from 'fastify';
 import type { Config } from '../config.js';
 
 /** CONTRACT, Hostile clients: headers get 10 s, or REQUEST_TIMEOUT_MS if that is shorter. */
@@ -111,6 +111,8 @@ export function descriptorLimit(readLimits = () => fs.readFileSync('/proc/self/l
   return Number.isInteger(limit) && limit > 0 ? limit : FALLBACK_DESCRIPTOR_LIMIT;
 }
 
+const CLOSED_LINE_INTERVAL_MS = 60_000;
+
 /** MAX_CONNECTIONS when unset: what leaves a fifth of the descriptors to files and peers. */
 export function defaultMaxConnections(limit = descriptorLimit()): number {
   return Math.max(1, Math.floor(limit * CONNECTIONS_SHARE_OF_DESCRIPTORS));
@@ -129,7 +131,7 @@ export function defaultMaxConnections(limit = descriptorLimit()): number {
  * first the one waiting longest whose answer has not started (a slow body), and a
  * connection mid-answer (a live feed's stream) only when there is nothing else.
  */
-export function capConnections(server: Server, max: number): void {
+export function capConnections(server: Server, max: number, log?: FastifyBaseLogger): void {
   // Least recently active first: Sets and Maps iterate in insertion order, and a connection
   // is inserted again whenever it becomes idle (or busy).
   const idle = new Set<Socket>();
@@ -149,12 +151,25 @@ export function capConnections(server: Server, max: number): void {
     return undefined;
   }
 
+  // Said at most once a minute, with how many were closed since: a flood would otherwise
+  // write a line per connection.
+  let closedSinceLine = 0;
+  let lastLineAt = 0;
   function makeRoom() {
     while (idle.size + busy.size >= max) {
       const victim = waitingLongest();
       if (!victim) return;
       forget(victim);
       victim.destroy();
+      closedSinceLine += 1;
+    }
+    if (closedSinceLine > 0 && Date.now() - lastLineAt >= CLOSED_LINE_INTERVAL_MS) {
+      log?.warn(
+        { closed: closedSinceLine, max_connections: max },
+        'open connections reached MAX_CONNECTIONS: closed the longest idle to make room',
+      );
+      closedSinceLine = 0;
+      lastLineAt = Date.now();
     }
   }
 

@@ -97,6 +97,9 @@ describe('descriptors', () => {
     expect(idle.at(-1)!.isClosed()).toBe(false);
     expect(stream.isClosed()).toBe(false);
     expect(idle.filter((connection) => !connection.isClosed()).length).toBeLessThan(204);
+    expect(server.output()).toContain(
+      'open connections reached MAX_CONNECTIONS: closed the longest idle to make room',
+    );
   }, 60_000);
 
   it('MAX_CONNECTIONS sets the cap: past it the longest idle close and a new client is answered', async () => {
