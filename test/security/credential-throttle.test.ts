@@ -248,13 +248,18 @@ describe('the log of a failed credential (finding 2)', () => {
     await fetch(`${server.url}/api/v1/incidents`, {
       headers: { authorization: `Bearer ${tried}` },
     });
-    await outputHas(server, 'failed credential: console token');
+    await fetch(`${server.url}/api/v1/chatops/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': tried },
+      body: '{}',
+    });
+    await outputHas(server, 'failed credential: chat webhook secret');
     const lines = server
       .output()
       .split('\n')
       .filter((line) => line.includes('failed credential'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     expect(lines[0]).toMatchObject({
       level: 40,
       client: '127.0.0.1',
@@ -263,6 +268,11 @@ describe('the log of a failed credential (finding 2)', () => {
       route: 'GET /api/v1/operators/me',
     });
     expect(lines[1]).toMatchObject({ level: 40, client: '127.0.0.1', credential: 'console token' });
+    expect(lines[2]).toMatchObject({
+      level: 40,
+      client: '127.0.0.1',
+      credential: 'chat webhook secret',
+    });
     expect(server.output()).not.toContain(tried);
   });
 });
