@@ -41,9 +41,11 @@ import { acceptStrictJson } from './http/json-body.js';
 import { refuseNulInUrl } from './http/nul-in-url.js';
 import { addApiSecurityHeaders, pageSecurityHeaders } from './http/security-headers.js';
 import {
+  capConnections,
   capConnectionsPerClient,
   connectionDeadlines,
   continueOnlyWhenBodyIsRead,
+  defaultMaxConnections,
 } from './http/server-limits.js';
 import { validatorCompiler } from './http/validator.js';
 import { lazyRequestLogger } from './observability/lazy-request-logger.js';
@@ -69,9 +71,15 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     // prepareGracefulClose answers those 503s itself, in the API's shape.
     return503OnClosing: false,
+    // CONTRACT, Under races, crashes and abuse: behind the proxies of TRUST_PROXY,
+    // `request.ip` is the client they forward, so each is throttled and logged on its own;
+    // anyone else's `X-Forwarded-For` is ignored.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   capConnectionsPerClient(app.server, config.maxConnectionsPerClient);
+  // After the per-address cap: a connection it closes makes nobody else's room.
+  capConnections(app.server, config.maxConnections ?? defaultMaxConnections(), app.log);
   continueOnlyWhenBodyIsRead(app.server);
   app.setValidatorCompiler(validatorCompiler);
   acceptStrictJson(app);

@@ -37,7 +37,7 @@ export interface Services {
   jobs: JobQueue;
   /** One holder per name across replicas: chat long polling runs on the holder only. */
   leases: Leases;
-  /** Failed credentials per client address, shared by every replica (CONTRACT, Hostile clients). */
+  /** Failed credentials per client address and credential kind, shared by every replica. */
   failures: CredentialFailures;
   /** The configured analyzer behind the spec's timeout, concurrency limit and breaker. */
   analyzer: ResilientAnalyzer;

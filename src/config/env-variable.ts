@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { type Static, type TOptional, type TSchema, Type } from 'typebox';
 
@@ -31,6 +32,7 @@ export type VariableKind =
   | 'milliseconds'
   | 'operator keys'
   | 'comma list'
+  | 'address ranges'
   | 'bearer tokens'
   | 'time zone'
   | 'database url';
@@ -227,6 +229,31 @@ export function commaList<O extends VariableOptions>(name: string, options: O) {
       .map((entry) => entry.trim())
       .filter(Boolean),
   );
+}
+
+/**
+ * Comma-separated IP addresses or CIDR ranges (`10.0.0.0/8`, `fd00::/8`). An entry that is
+ * neither stops the start, naming it: a mistyped proxy would otherwise be trusted by nobody,
+ * or a host name silently by nothing.
+ */
+export function addressRanges<O extends VariableOptions>(name: string, options: O) {
+  const schema = Type.Array(Type.String(), { description: options.description });
+  return variable(name, 'address ranges', schema, options, (raw) => {
+    const entries = raw
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    for (const entry of entries) {
+      const [address = '', prefix, ...rest] = entry.split('/');
+      const family = net.isIP(address);
+      const bits = family === 6 ? 128 : 32;
+      const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+      if (family === 0 || !prefixOk || rest.length > 0) {
+        throw new ConfigError(name, `"${entry}" is not an IP address or CIDR range`);
+      }
+    }
+    return entries;
+  });
 }
 
 /**

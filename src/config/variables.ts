@@ -1,5 +1,6 @@
 import { databaseUrl } from './database-url.js';
 import {
+  addressRanges,
   bearerTokens,
   commaList,
   flag,
@@ -188,6 +189,25 @@ export const configVariables = {
   maxConnectionsPerClient: positiveInteger('MAX_CONNECTIONS_PER_CLIENT', 1_000_000, {
     default: '256',
     description: 'open connections one client address may hold; further ones are closed at once',
+  }),
+  /**
+   * CONTRACT, Under races, crashes and abuse: open connections over all clients; unset, 80 %
+   * of the process's descriptor limit (src/http/server-limits.ts).
+   */
+  maxConnections: positiveInteger('MAX_CONNECTIONS', 10_000_000, {
+    documentedDefault: "80 % of the process's open-file limit",
+    description:
+      'open connections over all clients; past it the connections idle longest are closed to make room',
+  }),
+  /**
+   * CONTRACT, Under races, crashes and abuse: the reverse proxies whose `X-Forwarded-For`
+   * names the client; anyone else's is ignored.
+   */
+  trustProxy: addressRanges('TRUST_PROXY', {
+    documentedDefault: 'none',
+    default: '',
+    description:
+      "comma-separated addresses or CIDR ranges of reverse proxies; a request from one of them is the client's that `X-Forwarded-For` names (throttled, capped and logged as that client), a forwarded address from anyone else is ignored",
   }),
   /** CONTRACT, Hostile clients: live feed streams open at once, over all clients. */
   eventsMaxClients: positiveInteger('EVENTS_MAX_CLIENTS', 1_000_000, {

@@ -1,8 +1,16 @@
 import { errors } from '../errors.js';
+import type { Credential } from '../ports/credential-failures.js';
 import { equalInConstantTime } from '../support/constant-time.js';
 import { type Guard, type GuardContext, guarded, headerText } from './credential-guard.js';
 
 export type { Guard } from './credential-guard.js';
+
+const CONSOLE_TOKEN: Credential = { kind: 'console token' };
+
+/** The credential of a request naming `id` in `x-operator-id`: that operator's key. */
+export function operatorKeyOf(id: string | undefined): Credential {
+  return { kind: 'operator key', operatorId: id?.slice(0, 128) };
+}
 
 /** `Bearer <token>` with the scheme in any case (RFC 9110: auth schemes are case-insensitive). */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -18,14 +26,15 @@ export function bearerToken(header: string | undefined): string | undefined {
 export function requireConsoleToken(context: GuardContext): Guard {
   const expected = context.config.consoleToken;
   return guarded(context, (request) => {
-    if (!expected) return undefined;
+    if (!expected) return {};
     const header = request.headers.authorization;
     const given = bearerToken(header);
-    if (given !== undefined && equalInConstantTime(given, expected)) return undefined;
+    if (given !== undefined && equalInConstantTime(given, expected)) {
+      return { credential: CONSOLE_TOKEN };
+    }
     return {
-      error: errors.unauthorized(),
-      bearer: true,
-      tried: header === undefined ? undefined : 'console token',
+      credential: CONSOLE_TOKEN,
+      refusal: { error: errors.unauthorized(), bearer: true, tried: header !== undefined },
     };
   });
 }
@@ -36,7 +45,10 @@ export function requireConsoleToken(context: GuardContext): Guard {
  */
 export function requireReadApiAccess(context: GuardContext): Guard {
   if (!context.config.consoleToken && context.config.appEnv === 'prod') {
-    return guarded(context, () => ({ error: errors.readApiClosed() }));
+    return guarded(context, () => ({
+      credential: CONSOLE_TOKEN,
+      refusal: { error: errors.readApiClosed() },
+    }));
   }
   return requireConsoleToken(context);
 }
@@ -63,11 +75,8 @@ export function requireOperator(context: GuardContext): Guard {
   return guarded(context, (request) => {
     const id = headerText(request, 'x-operator-id');
     const key = headerText(request, 'x-operator-key');
-    if (operatorOf(keys, id, key) !== undefined) return undefined;
-    return {
-      error: errors.operatorInvalid(),
-      tried: key === undefined ? undefined : 'operator key',
-      operatorId: id?.slice(0, 128),
-    };
+    const credential = operatorKeyOf(id);
+    if (operatorOf(keys, id, key) !== undefined) return { credential };
+    return { credential, refusal: { error: errors.operatorInvalid(), tried: key !== undefined } };
   });
 }

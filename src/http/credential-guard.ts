@@ -2,9 +2,11 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { errors, type HttpError } from '../errors.js';
 import {
+  type Credential,
   type CredentialFailures,
   FAILURE_WINDOW_SECONDS,
   FAILURES_BEFORE_BLOCK,
+  lockoutKey,
 } from '../ports/credential-failures.js';
 
 /** What every credential check needs: the secrets, the shared failure count and the log. */
@@ -19,21 +21,28 @@ export type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<vo
 /** Why a request was refused, and whether a credential was presented and found wrong. */
 export interface Refusal {
   error: HttpError;
-  /** The kind of credential tried, for the log; unset when none was presented. */
-  tried?: 'console token' | 'receiver token' | 'operator key';
-  operatorId?: string;
+  /** A credential was presented and found wrong: logged and counted. */
+  tried?: boolean;
   /** Answer with `WWW-Authenticate: Bearer`. */
   bearer?: boolean;
 }
 
-/** A check of one request's credentials: undefined when they pass. */
-export type CredentialCheck = (request: FastifyRequest) => Refusal | undefined;
+/**
+ * A check of one request: the credential it is judged by (unset when the route guards
+ * nothing for it), and why it is refused (unset when it passes).
+ */
+export type CredentialCheck = (request: FastifyRequest) => {
+  credential?: Credential;
+  refusal?: Refusal;
+};
 
 /**
  * CONTRACT, Hostile clients: a credential presented and found wrong is logged at `warn` with
  * the client address and operator id (never the value tried) and counted against the
  * address; from the tenth failure in a minute on, the address gets 429 with `Retry-After`
- * for a minute on every guarded route, good credentials included.
+ * for a minute, good credentials included. CONTRACT, Under races, crashes and abuse: that
+ * count and that block are per credential kind (each operator's key a kind of its own), so
+ * a route refuses the address only for failures of the credential it is judged by.
  *
  * The credential is judged first, locally, and then exactly one atomic operation on the
  * shared count decides the answer: a failure is counted (its count says 401 or 429), any
@@ -45,12 +54,13 @@ export type CredentialCheck = (request: FastifyRequest) => Refusal | undefined;
 export function guarded(context: GuardContext, check: CredentialCheck): Guard {
   const { failures, log } = context;
   return async (request, reply) => {
-    const refusal = check(request);
-    if (refusal?.tried) {
-      const count = await noteFailedCredential(context, request, refusal);
+    const { credential, refusal } = check(request);
+    if (credential && refusal?.tried) {
+      const count = await noteFailedCredential(context, request, credential);
       if (count > FAILURES_BEFORE_BLOCK) throw blocked(reply, FAILURE_WINDOW_SECONDS * 1000);
-    } else {
-      const waitMs = await failures.blockedFor(request.ip).catch((error: unknown) => {
+    } else if (credential) {
+      const key = lockoutKey(request.ip, credential);
+      const waitMs = await failures.blockedFor(key).catch((error: unknown) => {
         // The count lives in Redis when several replicas share it: its outage must not
         // close every guarded route, and the credentials themselves are still checked.
         log.warn({ err: error }, 'credential failures: count unavailable, not throttling');
@@ -72,23 +82,23 @@ export function blocked(reply: FastifyReply, waitMs: number): HttpError {
 
 /**
  * Logs a credential presented and found wrong (never its value) and counts it: how many
- * failures the address has now (0 when the count is unavailable).
+ * failures of that credential the address has now (0 when the count is unavailable).
  */
 export async function noteFailedCredential(
   { failures, log }: GuardContext,
   request: FastifyRequest,
-  tried: Pick<Refusal, 'tried' | 'operatorId'>,
+  tried: Credential,
 ): Promise<number> {
   log.warn(
     {
       client: request.ip,
       operator: tried.operatorId,
-      credential: tried.tried,
+      credential: tried.kind,
       route: `${request.method} ${request.routeOptions.url ?? request.url}`,
     },
-    `failed credential: ${tried.tried}`,
+    `failed credential: ${tried.kind}`,
   );
-  return failures.record(request.ip).catch((error: unknown) => {
+  return failures.record(lockoutKey(request.ip, tried)).catch((error: unknown) => {
     log.warn({ err: error }, 'credential failures: not counted');
     return 0;
   });

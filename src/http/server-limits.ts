@@ -1,6 +1,7 @@
-import http, { type Server } from 'node:http';
+import fs from 'node:fs';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyHttpOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyHttpOptions } from 'fastify';
 import type { Config } from '../config.js';
 
 /** CONTRACT, Hostile clients: headers get 10 s, or REQUEST_TIMEOUT_MS if that is shorter. */
@@ -81,6 +82,122 @@ export function capConnectionsPerClient(server: Server, max: number): void {
       const left = (open.get(address) ?? 1) - 1;
       if (left === 0) open.delete(address);
       else open.set(address, left);
+    });
+  });
+}
+
+/** Where the descriptor limit cannot be read (not Linux): a common default soft limit. */
+const FALLBACK_DESCRIPTOR_LIMIT = 1024;
+/** Linux's default ceiling (`fs.nr_open`), for a limit that reads `unlimited`. */
+const UNLIMITED_DESCRIPTORS = 1_048_576;
+/** CONTRACT, Under races, crashes and abuse: MAX_CONNECTIONS defaults to 80 % of the limit. */
+const CONNECTIONS_SHARE_OF_DESCRIPTORS = 0.8;
+
+/**
+ * The process's open-file limit: the soft limit of /proc/self/limits, which Node has already
+ * raised to the hard limit where it could. Elsewhere a fixed guess, MAX_CONNECTIONS being
+ * the way to say better.
+ */
+export function descriptorLimit(readLimits = () => fs.readFileSync('/proc/self/limits', 'utf8')) {
+  let text: string;
+  try {
+    text = readLimits();
+  } catch {
+    return FALLBACK_DESCRIPTOR_LIMIT;
+  }
+  const soft = /^Max open files\s+(\S+)/m.exec(text)?.[1];
+  if (soft === 'unlimited') return UNLIMITED_DESCRIPTORS;
+  const limit = Number(soft);
+  return Number.isInteger(limit) && limit > 0 ? limit : FALLBACK_DESCRIPTOR_LIMIT;
+}
+
+const CLOSED_LINE_INTERVAL_MS = 60_000;
+
+/** MAX_CONNECTIONS when unset: what leaves a fifth of the descriptors to files and peers. */
+export function defaultMaxConnections(limit = descriptorLimit()): number {
+  return Math.max(1, Math.floor(limit * CONNECTIONS_SHARE_OF_DESCRIPTORS));
+}
+
+/**
+ * CONTRACT, Under races, crashes and abuse (Descriptors): when open connections reach `max`,
+ * the connections idle longest are closed to make room, so that a new client is still
+ * answered however many addresses the idle or slow ones come from (the per-address cap alone
+ * lets a hundred addresses hold every descriptor, and past the limit Node resets what it
+ * accepts).
+ *
+ * Idle is a connection without a request in flight: a keep-alive one between requests, or
+ * one whose request headers have not all arrived, idle since it last finished an answer or
+ * since it opened. Only when every connection has a request in flight is one closed anyway:
+ * first the one waiting longest whose answer has not started (a slow body), and a
+ * connection mid-answer (a live feed's stream) only when there is nothing else.
+ */
+export function capConnections(server: Server, max: number, log?: FastifyBaseLogger): void {
+  // Least recently active first: Sets and Maps iterate in insertion order, and a connection
+  // is inserted again whenever it becomes idle (or busy).
+  const idle = new Set<Socket>();
+  const busy = new Map<Socket, Set<ServerResponse>>();
+
+  function forget(socket: Socket) {
+    idle.delete(socket);
+    busy.delete(socket);
+  }
+
+  function waitingLongest(): Socket | undefined {
+    for (const socket of idle) return socket;
+    for (const [socket, answers] of busy) {
+      if (![...answers].some((answer) => answer.headersSent)) return socket;
+    }
+    for (const socket of busy.keys()) return socket;
+    return undefined;
+  }
+
+  // Said at most once a minute, with how many were closed since: a flood would otherwise
+  // write a line per connection.
+  let closedSinceLine = 0;
+  let lastLineAt = 0;
+  function makeRoom() {
+    while (idle.size + busy.size >= max) {
+      const victim = waitingLongest();
+      if (!victim) return;
+      forget(victim);
+      victim.destroy();
+      closedSinceLine += 1;
+    }
+    if (closedSinceLine > 0 && Date.now() - lastLineAt >= CLOSED_LINE_INTERVAL_MS) {
+      log?.warn(
+        { closed: closedSinceLine, max_connections: max },
+        'open connections reached MAX_CONNECTIONS: closed the longest idle to make room',
+      );
+      closedSinceLine = 0;
+      lastLineAt = Date.now();
+    }
+  }
+
+  server.on('connection', (socket: Socket) => {
+    // Closed already by the per-address cap: it takes no room.
+    if (socket.destroyed) return;
+    makeRoom();
+    idle.add(socket);
+    socket.once('close', () => forget(socket));
+  });
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const { socket } = request;
+    if (!idle.has(socket) && !busy.has(socket)) return;
+    let answers = busy.get(socket);
+    if (!answers) {
+      answers = new Set();
+      idle.delete(socket);
+      busy.set(socket, answers);
+    }
+    answers.add(response);
+    response.once('close', () => {
+      const current = busy.get(socket);
+      if (!current) return;
+      current.delete(response);
+      if (current.size > 0 || socket.destroyed) return;
+      busy.delete(socket);
+      idle.add(socket);
     });
   });
 }

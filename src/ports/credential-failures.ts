@@ -1,18 +1,47 @@
 /**
- * CONTRACT, Hostile clients: failed credentials counted per client address. After
- * `FAILURES_BEFORE_BLOCK` within a minute, the address is blocked for a minute after the
- * last of them, across every replica that shares the store.
+ * CONTRACT, Hostile clients and Under races, crashes and abuse: failed credentials counted
+ * per client address and per credential kind. After `FAILURES_BEFORE_BLOCK` within a minute,
+ * that address is blocked from that credential for a minute after the last of them, across
+ * every replica that shares the store. Keys come from `lockoutKey`.
  */
 export interface CredentialFailures {
   /**
-   * Counts one failed credential from `address`, atomically: how many failures it has now,
-   * this one included (past FAILURES_BEFORE_BLOCK while the address is blocked).
+   * Counts one failed credential under `key`, atomically: how many failures it has now,
+   * this one included (past FAILURES_BEFORE_BLOCK while the key is blocked).
    */
-  record(address: string): Promise<number>;
-  /** How many milliseconds `address` is still blocked for; 0 when it is not. */
-  blockedFor(address: string): Promise<number>;
+  record(key: string): Promise<number>;
+  /** How many milliseconds `key` is still blocked for; 0 when it is not. */
+  blockedFor(key: string): Promise<number>;
 }
 
 /** CONTRACT, Hostile clients: "After 10 failures from one client address within a minute". */
 export const FAILURES_BEFORE_BLOCK = 10;
 export const FAILURE_WINDOW_SECONDS = 60;
+
+/** The kinds of credential, as the log names them. */
+export type CredentialKind =
+  | 'console token'
+  | 'operator key'
+  | 'receiver token'
+  | 'chat webhook secret';
+
+/** What a guarded route is judged by: a kind, and for an operator key the operator it names. */
+export interface Credential {
+  kind: CredentialKind;
+  operatorId?: string;
+}
+
+/**
+ * CONTRACT, Under races, crashes and abuse: the lockout is kept per client address and per
+ * credential kind, each operator id's key a kind of its own, so wrong console tokens never
+ * close the Alertmanager receiver and wrong keys for `alice` never lock out `bob`. Unknown
+ * operator ids get their own count too: a shared one would tell which ids exist. The
+ * address comes first and holds no `|`, so two different pairs never share a key.
+ */
+export function lockoutKey(address: string, credential: Credential): string {
+  const what =
+    credential.kind === 'operator key'
+      ? `operator key ${credential.operatorId ?? ''}`
+      : credential.kind;
+  return `${address}|${what}`;
+}

@@ -7,14 +7,25 @@ afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
 });
 
+export interface ServerProcessOptions {
+  /** Started under `ulimit -n` of this many descriptors (soft and hard). */
+  descriptorLimit?: number;
+}
+
 /**
  * `src/server.ts` as a process of its own, so a test can really kill it. Embedded by
  * default (no DATABASE_URL or REDIS_URL from the test run leaks in); resolves with its URL.
  */
 export function startServerProcess(
   env: Record<string, string>,
+  options: ServerProcessOptions = {},
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
+  const node = [process.execPath, '--import', 'tsx', path.resolve('src/server.ts')];
+  const limit = options.descriptorLimit;
+  // `exec`, so the child is the server itself and killing it kills the server.
+  const [command, ...args] =
+    limit === undefined ? node : ['sh', '-c', `ulimit -n ${limit} && exec "$@"`, 'sh', ...node];
+  const child = spawn(command!, args, {
     env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

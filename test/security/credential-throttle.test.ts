@@ -4,15 +4,21 @@ import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-/** CONTRACT, Hostile clients: failed credentials logged, throttled per address; weak ones refused. */
+/**
+ * CONTRACT, Hostile clients: failed credentials logged, throttled per address; weak ones
+ * refused. CONTRACT, Under races, crashes and abuse: throttled per credential kind too.
+ */
 
 const KEY = 'alice-key-0123456789';
+const BOB_KEY = 'bob-key-0123456789ab';
 const CONSOLE_TOKEN = 'console-token-0123456789';
 const RECEIVER_TOKEN = 'receiver-token-0123456789';
+const CHAT_SECRET = 'chat-secret-0123456789';
 const ENV = {
-  OPERATOR_KEYS: `alice:${KEY}`,
+  OPERATOR_KEYS: `alice:${KEY},bob:${BOB_KEY}`,
   CONSOLE_TOKEN,
   RECEIVER_TOKENS: RECEIVER_TOKEN,
+  CHAT_WEBHOOK_SECRET: CHAT_SECRET,
   SIGNAL_CONSUMER: 'false',
 };
 
@@ -23,12 +29,32 @@ function outputHas(server: { output(): string }, text: string) {
   });
 }
 
-function me(test: TestApp, key: string, remoteAddress = '127.0.0.1') {
+function me(test: TestApp, key: string, remoteAddress = '127.0.0.1', id = 'alice') {
   return test.app.inject({
     method: 'GET',
     url: '/api/v1/operators/me',
     remoteAddress,
-    headers: { 'x-operator-id': 'alice', 'x-operator-key': key },
+    headers: { 'x-operator-id': id, 'x-operator-key': key },
+  });
+}
+
+function receiver(test: TestApp, token: string, remoteAddress = '127.0.0.1') {
+  return test.app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks/alertmanager',
+    remoteAddress,
+    headers: { authorization: `Bearer ${token}` },
+    payload: { alert_name: 'Throttled', severity: 'warning' },
+  });
+}
+
+function chatWebhook(test: TestApp, secret: string | undefined, remoteAddress = '127.0.0.1') {
+  return test.app.inject({
+    method: 'POST',
+    url: '/api/v1/chatops/webhook',
+    remoteAddress,
+    headers: secret === undefined ? {} : { 'x-telegram-bot-api-secret-token': secret },
+    payload: { update_id: 1 },
   });
 }
 
@@ -52,7 +78,7 @@ describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
     expect(wrong.json()).toEqual({ detail: 'Invalid operator credentials' });
   });
 
-  it('after 10 wrong operator keys from one address, every guarded route answers it 429, even with good credentials', async () => {
+  it('after 10 wrong keys for alice from one address, routes taking her key answer it 429, even with the right key', async () => {
     const test = await buildTestApp({ backend, env: ENV });
     for (let attempt = 0; attempt < 10; attempt++) {
       expect((await me(test, `guess-${attempt}`)).statusCode).toBe(401);
@@ -64,14 +90,6 @@ describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
     expect(blocked.json()).toEqual({
       detail: 'Too many failed credentials from this address; retry later',
     });
-    expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(429);
-    const receiver = await test.app.inject({
-      method: 'POST',
-      url: '/api/v1/webhooks/alertmanager',
-      headers: { authorization: `Bearer ${RECEIVER_TOKEN}` },
-      payload: { alert_name: 'Blocked', severity: 'warning' },
-    });
-    expect(receiver.statusCode).toBe(429);
     const decision = await test.app.inject({
       method: 'POST',
       url: '/api/v1/approvals/some-id/decision',
@@ -92,6 +110,58 @@ describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
     expect(health.statusCode).toBe(200);
   });
 
+  it('ten wrong keys for alice never lock out bob, nor the console token or the receiver', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    for (let attempt = 0; attempt < 12; attempt++) await me(test, `guess-${attempt}`);
+    expect((await me(test, KEY)).statusCode).toBe(429);
+    const bob = await me(test, BOB_KEY, '127.0.0.1', 'bob');
+    expect(bob.statusCode).toBe(200);
+    expect(bob.json()).toEqual({ id: 'bob' });
+    expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(200);
+    expect((await receiver(test, RECEIVER_TOKEN)).statusCode).toBe(200);
+    expect((await chatWebhook(test, CHAT_SECRET)).statusCode).toBe(200);
+  });
+
+  it('ten wrong console tokens lock the address out of the console token only, never the Alertmanager receiver', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await readApi(test, `wrong-${attempt}`)).statusCode).toBe(401);
+    }
+    expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(429);
+    const alert = await receiver(test, RECEIVER_TOKEN);
+    expect(alert.statusCode).toBe(200);
+    expect(alert.json()).toMatchObject({ status: 'created' });
+    expect((await me(test, KEY)).statusCode).toBe(200);
+    expect((await chatWebhook(test, CHAT_SECRET)).statusCode).toBe(200);
+    // Another address still gets the console's routes.
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.9')).statusCode).toBe(200);
+  });
+
+  it('ten wrong receiver tokens lock the address out of the receiver only', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await receiver(test, `wrong-${attempt}`)).statusCode).toBe(401);
+    }
+    expect((await receiver(test, RECEIVER_TOKEN)).statusCode).toBe(429);
+    expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(200);
+    expect((await receiver(test, RECEIVER_TOKEN, '10.0.0.9')).statusCode).toBe(200);
+  });
+
+  it('wrong chat webhook secret tokens count as failed credentials, under their own kind', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    const answers: number[] = [];
+    for (let attempt = 0; attempt < 15; attempt++) {
+      answers.push((await chatWebhook(test, `wrong-secret-${attempt}`)).statusCode);
+    }
+    expect(answers).toEqual([...Array(10).fill(401), ...Array(5).fill(429)]);
+    const blocked = await chatWebhook(test, CHAT_SECRET);
+    expect(blocked.statusCode).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(50);
+    expect((await receiver(test, RECEIVER_TOKEN)).statusCode).toBe(200);
+    expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(200);
+    expect((await chatWebhook(test, CHAT_SECRET, '10.0.0.9')).statusCode).toBe(200);
+  });
+
   it('a burst of parallel guesses gets exactly ten evaluated (401), the rest 429', async () => {
     const test = await buildTestApp({ backend, env: ENV });
     const answers = await Promise.all(
@@ -103,23 +173,13 @@ describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
     expect(Object.fromEntries(counts)).toEqual({ 401: 10, 429: 50 });
   });
 
-  it('wrong console and receiver tokens count too; a request without any credential does not', async () => {
+  it('a request without any credential is not counted', async () => {
     const test = await buildTestApp({ backend, env: ENV });
     for (let attempt = 0; attempt < 20; attempt++) {
       expect((await readApi(test, undefined)).statusCode).toBe(401);
+      expect((await chatWebhook(test, undefined)).statusCode).toBe(401);
     }
     expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(200);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      expect((await readApi(test, `wrong-${attempt}`)).statusCode).toBe(401);
-      const receiver = await test.app.inject({
-        method: 'POST',
-        url: '/api/v1/webhooks/alertmanager',
-        headers: { authorization: `Bearer wrong-${attempt}` },
-        payload: {},
-      });
-      expect(receiver.statusCode).toBe(401);
-    }
-    expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(429);
   });
 });
 
@@ -188,13 +248,18 @@ describe('the log of a failed credential (finding 2)', () => {
     await fetch(`${server.url}/api/v1/incidents`, {
       headers: { authorization: `Bearer ${tried}` },
     });
-    await outputHas(server, 'failed credential: console token');
+    await fetch(`${server.url}/api/v1/chatops/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': tried },
+      body: '{}',
+    });
+    await outputHas(server, 'failed credential: chat webhook secret');
     const lines = server
       .output()
       .split('\n')
       .filter((line) => line.includes('failed credential'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     expect(lines[0]).toMatchObject({
       level: 40,
       client: '127.0.0.1',
@@ -203,6 +268,11 @@ describe('the log of a failed credential (finding 2)', () => {
       route: 'GET /api/v1/operators/me',
     });
     expect(lines[1]).toMatchObject({ level: 40, client: '127.0.0.1', credential: 'console token' });
+    expect(lines[2]).toMatchObject({
+      level: 40,
+      client: '127.0.0.1',
+      credential: 'chat webhook secret',
+    });
     expect(server.output()).not.toContain(tried);
   });
 });

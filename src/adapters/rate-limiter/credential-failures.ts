@@ -24,17 +24,17 @@ const LIMITS = {
 
 function failuresOn(limiter: RateLimiterAbstract): CredentialFailures {
   return {
-    async record(address) {
+    async record(key) {
       try {
-        return (await limiter.consume(address)).consumedPoints;
+        return (await limiter.consume(key)).consumedPoints;
       } catch (error) {
         // Over the limit is the point of counting; a store error is the caller's to see.
         if (!(error instanceof RateLimiterRes)) throw error;
         return error.consumedPoints;
       }
     },
-    async blockedFor(address) {
-      const state = await limiter.get(address);
+    async blockedFor(key) {
+      const state = await limiter.get(key);
       if (!state || state.consumedPoints < FAILURES_BEFORE_BLOCK) return 0;
       return Math.max(state.msBeforeNext, 1);
     },

@@ -6,13 +6,13 @@ interface Waiter {
 }
 
 /**
- * Every guarded request asks whether its address is blocked; against Redis that is one
- * transaction each, which cost a fifth of the error-tracker webhook's CPU. Here the requests
- * of one event-loop turn share one read per address.
+ * Every guarded request asks whether its address is blocked from its credential; against
+ * Redis that is one transaction each, which cost a fifth of the error-tracker webhook's CPU.
+ * Here the requests of one event-loop turn share one read per key (an address and a kind).
  *
- * The order the guard promises is kept, per address. Reads asked before a failure are sent
+ * The order the guard promises is kept, per key. Reads asked before a failure are sent
  * before it is recorded, so they never see it. Reads asked after it wait until no failure of
- * their address is in flight any more, so they always see it: ioredis sends the count's
+ * their key is in flight any more, so they always see it: ioredis sends the count's
  * script in its next pipeline, which may leave after a read sent in the meantime. While a
  * failure is in flight, a further one leaves the waiting reads waiting (they then see it
  * too), which errs toward refusing, and only during a burst of wrong credentials.
@@ -22,12 +22,12 @@ export function sharedBlockReads(failures: CredentialFailures): CredentialFailur
   const recording = new Map<string, Set<Promise<void>>>();
   let scheduled = false;
 
-  function sendRead(address: string) {
-    const waiters = waiting.get(address);
+  function sendRead(key: string) {
+    const waiters = waiting.get(key);
     if (!waiters) return;
-    waiting.delete(address);
+    waiting.delete(key);
     Promise.resolve()
-      .then(() => failures.blockedFor(address))
+      .then(() => failures.blockedFor(key))
       .then(
         (waitMs) => {
           for (const waiter of waiters) waiter.resolve(waitMs);
@@ -38,46 +38,46 @@ export function sharedBlockReads(failures: CredentialFailures): CredentialFailur
       );
   }
 
-  /** Settles once no failure of `address` is in flight, however many arrive meanwhile. */
-  async function recorded(address: string): Promise<void> {
-    for (let inFlight = recording.get(address); inFlight?.size; inFlight = recording.get(address)) {
+  /** Settles once no failure of `key` is in flight, however many arrive meanwhile. */
+  async function recorded(key: string): Promise<void> {
+    for (let inFlight = recording.get(key); inFlight?.size; inFlight = recording.get(key)) {
       await Promise.all(inFlight);
     }
   }
 
-  function sendWhenRecorded(address: string) {
-    if (!recording.has(address)) sendRead(address);
-    else void recorded(address).then(() => sendRead(address));
+  function sendWhenRecorded(key: string) {
+    if (!recording.has(key)) sendRead(key);
+    else void recorded(key).then(() => sendRead(key));
   }
 
   return {
-    record(address) {
-      let inFlight = recording.get(address);
+    record(key) {
+      let inFlight = recording.get(key);
       if (!inFlight) {
-        sendRead(address);
+        sendRead(key);
         inFlight = new Set();
-        recording.set(address, inFlight);
+        recording.set(key, inFlight);
       }
       // Deferred like the reads (one microtask each, in call order), so neither can throw here.
-      const count = Promise.resolve().then(() => failures.record(address));
+      const count = Promise.resolve().then(() => failures.record(key));
       const forget = () => {
         inFlight.delete(settled);
-        if (inFlight.size === 0 && recording.get(address) === inFlight) recording.delete(address);
+        if (inFlight.size === 0 && recording.get(key) === inFlight) recording.delete(key);
       };
       const settled: Promise<void> = count.then(forget, forget);
       inFlight.add(settled);
       return count;
     },
-    blockedFor(address) {
+    blockedFor(key) {
       return new Promise((resolve, reject) => {
-        const waiters = waiting.get(address);
+        const waiters = waiting.get(key);
         if (waiters) waiters.push({ resolve, reject });
-        else waiting.set(address, [{ resolve, reject }]);
+        else waiting.set(key, [{ resolve, reject }]);
         if (scheduled) return;
         scheduled = true;
         setImmediate(() => {
           scheduled = false;
-          for (const address of [...waiting.keys()]) sendWhenRecorded(address);
+          for (const key of [...waiting.keys()]) sendWhenRecorded(key);
         });
       });
     },

@@ -1,12 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Config } from '../../config.js';
 import { errors } from '../../errors.js';
 import { requireConsoleToken } from '../../http/access-guards.js';
+import { type GuardContext, guarded } from '../../http/credential-guard.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import { StringEnum } from '../../http/schema-types.js';
 import { ChatApiError } from '../../ports/chat.js';
+import type { Credential } from '../../ports/credential-failures.js';
 import type { Services } from '../../services.js';
 import { equalInConstantTime } from '../../support/constant-time.js';
 import type { CardSender } from '../cards/card-types.js';
@@ -66,21 +67,29 @@ const ChatHealth = Type.Object({
 /** The header the Bot API sends with every webhook delivery once `setWebhook` had a secret. */
 export const CHAT_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 
+const CHAT_WEBHOOK_SECRET: Credential = { kind: 'chat webhook secret' };
+
 /**
  * CONTRACT, Access: a webhook delivery proves it comes from the Bot API by the secret token
  * given to `setWebhook`; without one configured, `prod` takes no deliveries at all.
+ * CONTRACT, Under races, crashes and abuse: a wrong secret token is a failed credential,
+ * logged and counted like any other, under its own kind.
  */
-function requireChatWebhookSecret(config: Pick<Config, 'chatWebhookSecret' | 'appEnv'>) {
+function requireChatWebhookSecret(context: GuardContext) {
+  const { config } = context;
   const expected = config.chatWebhookSecret;
-  return async (request: FastifyRequest) => {
+  return guarded(context, (request) => {
     if (!expected) {
-      if (config.appEnv === 'prod') throw errors.chatWebhookSecretMissing();
-      return;
+      return config.appEnv === 'prod'
+        ? { refusal: { error: errors.chatWebhookSecretMissing() } }
+        : {};
     }
     const header = request.headers[CHAT_SECRET_HEADER];
     const given = typeof header === 'string' ? header : '';
-    if (!equalInConstantTime(given, expected)) throw errors.chatWebhookSecretInvalid();
-  };
+    if (equalInConstantTime(given, expected)) return { credential: CHAT_WEBHOOK_SECRET };
+    const error = errors.chatWebhookSecretInvalid();
+    return { credential: CHAT_WEBHOOK_SECRET, refusal: { error, tried: header !== undefined } };
+  });
 }
 
 export interface ChatopsOptions {
@@ -121,9 +130,9 @@ export async function chatopsRoutes(untyped: FastifyInstance, options: ChatopsOp
             ),
           }),
           body: Type.Unknown(),
-          response: { 200: CallbackAnswer, 401: Detail },
+          response: { 200: CallbackAnswer, 401: Detail, 429: Detail },
         },
-        onRequest: requireChatWebhookSecret(config),
+        onRequest: requireChatWebhookSecret(services),
       },
       async (request) => handleChatUpdate(callbacks, request.body),
     );

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errors, HttpError } from '../../errors.js';
-import { operatorOf } from '../../http/access-guards.js';
+import { operatorKeyOf, operatorOf } from '../../http/access-guards.js';
 import { blocked, guarded, noteFailedCredential } from '../../http/credential-guard.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import { FAILURE_WINDOW_SECONDS, FAILURES_BEFORE_BLOCK } from '../../ports/credential-failures.js';
@@ -48,9 +48,13 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
   app.post(
     '/webhooks/errtracker/error',
     {
-      // An address blocked for failed credentials is refused here too: canaries take
-      // operator keys. Nothing is checked otherwise; the tracker signs its deliveries.
-      onRequest: guarded(services, () => undefined),
+      // Canaries take operator keys: an address blocked for the key it names is refused
+      // here too. Nothing is checked otherwise; the tracker signs its deliveries.
+      onRequest: guarded(services, (request) =>
+        header(request, 'x-operator-key') === undefined
+          ? {}
+          : { credential: operatorKeyOf(header(request, 'x-operator-id')) },
+      ),
       schema: {
         summary: 'Error-tracker issue webhook: canary, signature, dedup, analysis',
         response: {
@@ -86,10 +90,7 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
         isCanary(request.body) &&
         operatorOf(services.config.operatorKeys, operatorId, operatorKey) === undefined
       ) {
-        const failures = await noteFailedCredential(services, request, {
-          tried: 'operator key',
-          operatorId: operatorId?.slice(0, 128),
-        });
+        const failures = await noteFailedCredential(services, request, operatorKeyOf(operatorId));
         if (failures > FAILURES_BEFORE_BLOCK) throw blocked(reply, FAILURE_WINDOW_SECONDS * 1000);
       }
       try {

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.js';
 import { bearerToken } from '../../http/access-guards.js';
 import { type GuardContext, guarded } from '../../http/credential-guard.js';
+import type { Credential } from '../../ports/credential-failures.js';
 import type { Services } from '../../services.js';
 import { equalInConstantTime } from '../../support/constant-time.js';
 import {
@@ -26,19 +27,19 @@ export function requireReceiverToken(context: GuardContext) {
   const { config } = context;
   const tokens = config.receiverTokens ?? [];
   if (tokens.length === 0 && config.appEnv !== 'prod') return async () => undefined;
+  const credential: Credential = { kind: 'receiver token' };
   return guarded(context, (request) => {
-    if (tokens.length === 0) return { error: errors.receiverTokensMissing(), bearer: true };
+    if (tokens.length === 0) {
+      return { credential, refusal: { error: errors.receiverTokensMissing(), bearer: true } };
+    }
     const header = request.headers.authorization;
     const given = bearerToken(header) ?? '';
     // Every token is compared, so the time taken does not tell which one came close.
     let accepted = false;
     for (const token of tokens) accepted = equalInConstantTime(given, token) || accepted;
-    if (accepted) return undefined;
-    return {
-      error: errors.receiverTokenInvalid(),
-      bearer: true,
-      tried: header === undefined ? undefined : 'receiver token',
-    };
+    if (accepted) return { credential };
+    const error = errors.receiverTokenInvalid();
+    return { credential, refusal: { error, bearer: true, tried: header !== undefined } };
   });
 }
 
