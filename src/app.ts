@@ -34,6 +34,7 @@ import { readbackRoutes } from './features/readbacks/readback-routes.js';
 import { loadPlaybooks } from './features/repair/playbooks.js';
 import { silenceRoutes } from './features/silences/silence-routes.js';
 import { createSilences } from './features/silences/silences.js';
+import { refuseCrossSiteRequests } from './http/cross-site.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { refuseUnknownHosts } from './http/host-check.js';
@@ -103,6 +104,7 @@ export async function buildApp(
 
   refuseUnknownHosts(app, config);
   refuseNulInUrl(app);
+  refuseCrossSiteRequests(app);
   // In prod a weak credential stops the start (config.ts); elsewhere it is said once.
   for (const variable of weakSecrets(config)) {
     app.log.warn({ variable }, weakSecretWarning(variable));
