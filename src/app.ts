@@ -35,7 +35,11 @@ import { loadPlaybooks } from './features/repair/playbooks.js';
 import { silenceRoutes } from './features/silences/silence-routes.js';
 import { createSilences } from './features/silences/silences.js';
 import { refuseCrossSiteRequests } from './http/cross-site.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import {
+  answerFrameworkError,
+  MAX_PATH_SEGMENT_LENGTH,
+  registerErrorHandler,
+} from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { refuseUnknownHosts } from './http/host-check.js';
 import { acceptStrictJson } from './http/json-body.js';
@@ -70,6 +74,8 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     // prepareGracefulClose answers those 503s itself, in the API's shape.
     return503OnClosing: false,
+    maxParamLength: MAX_PATH_SEGMENT_LENGTH,
+    frameworkErrors: answerFrameworkError,
     ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   capConnectionsPerClient(app.server, config.maxConnectionsPerClient);

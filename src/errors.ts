@@ -79,6 +79,9 @@ export const errors = {
     new HttpError(429, 'Too many failed credentials from this address; retry later'),
   unknownHost: (host: string) => new HttpError(421, `Unknown host: ${host.slice(0, 256)}`),
   nulInUrl: () => new HttpError(400, 'The URL holds a NUL character (%00)'),
+  badUrl: () => new HttpError(400, 'The URL holds a malformed percent-encoding'),
+  pathSegmentTooLong: (limit: number) =>
+    new HttpError(414, `A path segment is longer than ${limit} characters`),
   // CONTRACT, Under races, crashes and abuse (Cross-site requests)
   crossSiteRefused: () => new HttpError(403, 'Cross-site request refused'),
   tooManyAlerts: (count: number, limit: number) =>
