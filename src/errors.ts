@@ -81,7 +81,7 @@ export const errors = {
   nulInUrl: () => new HttpError(400, 'The URL holds a NUL character (%00)'),
   badUrl: () => new HttpError(400, 'The URL holds a malformed percent-encoding'),
   pathSegmentTooLong: (limit: number) =>
-    new HttpError(414, `A path segment is longer than ${limit} characters`),
+    new HttpError(414, `A path segment is longer than the limit (${limit})`),
   // CONTRACT, Under races, crashes and abuse (Cross-site requests)
   crossSiteRefused: () => new HttpError(403, 'Cross-site request refused'),
   tooManyAlerts: (count: number, limit: number) =>
