@@ -34,7 +34,12 @@ import { readbackRoutes } from './features/readbacks/readback-routes.js';
 import { loadPlaybooks } from './features/repair/playbooks.js';
 import { silenceRoutes } from './features/silences/silence-routes.js';
 import { createSilences } from './features/silences/silences.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { refuseCrossSiteRequests } from './http/cross-site.js';
+import {
+  answerFrameworkError,
+  MAX_PATH_SEGMENT_LENGTH,
+  registerErrorHandler,
+} from './http/error-handler.js';
 import { prepareGracefulClose } from './http/graceful-close.js';
 import { refuseUnknownHosts } from './http/host-check.js';
 import { acceptStrictJson } from './http/json-body.js';
@@ -75,6 +80,8 @@ export async function buildApp(
     // `request.ip` is the client they forward, so each is throttled and logged on its own;
     // anyone else's `X-Forwarded-For` is ignored.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    maxParamLength: MAX_PATH_SEGMENT_LENGTH,
+    frameworkErrors: answerFrameworkError,
     ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
   capConnectionsPerClient(app.server, config.maxConnectionsPerClient);
@@ -111,6 +118,7 @@ export async function buildApp(
 
   refuseUnknownHosts(app, config);
   refuseNulInUrl(app);
+  refuseCrossSiteRequests(app);
   // In prod a weak credential stops the start (config.ts); elsewhere it is said once.
   for (const variable of weakSecrets(config)) {
     app.log.warn({ variable }, weakSecretWarning(variable));

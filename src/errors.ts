@@ -79,6 +79,11 @@ export const errors = {
     new HttpError(429, 'Too many failed credentials from this address; retry later'),
   unknownHost: (host: string) => new HttpError(421, `Unknown host: ${host.slice(0, 256)}`),
   nulInUrl: () => new HttpError(400, 'The URL holds a NUL character (%00)'),
+  badUrl: () => new HttpError(400, 'The URL holds a malformed percent-encoding'),
+  pathSegmentTooLong: (limit: number) =>
+    new HttpError(414, `A path segment is longer than the limit (${limit})`),
+  // CONTRACT, Under races, crashes and abuse (Cross-site requests)
+  crossSiteRefused: () => new HttpError(403, 'Cross-site request refused'),
   tooManyAlerts: (count: number, limit: number) =>
     new HttpError(413, `Too many alerts in one body: ${count} (limit ${limit})`),
   feedFull: () => new HttpError(503, 'Too many live feed streams open; retry later'),

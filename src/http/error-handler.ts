@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, HttpError } from '../errors.js';
 import { NO_CONTROL_CHARACTERS } from './schema-types.js';
+import { API_SECURITY_HEADERS } from './security-headers.js';
 
 interface ValidationIssue {
   keyword: string;
@@ -73,6 +74,33 @@ function toHttpError(
     return new HttpError(error.statusCode, error.message);
   }
   return undefined;
+}
+
+/**
+ * CONTRACT, Under races, crashes and abuse (Heartbeats at scale): names of up to 128
+ * characters and ids of any length are answered by the routes' own rules, never Fastify's
+ * 414. Node refuses a request line and headers over 16 KiB (431) before Fastify sees it, so
+ * no path segment that reaches the router is longer than this.
+ */
+export const MAX_PATH_SEGMENT_LENGTH = 16_384;
+
+/**
+ * What the router answers before any route or hook runs (a bad percent-encoding; a segment
+ * over MAX_PATH_SEGMENT_LENGTH, from `inject` only), in the API's `{"detail"}` shape.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const known =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? errors.pathSegmentTooLong(MAX_PATH_SEGMENT_LENGTH)
+      : error.code === 'FST_ERR_BAD_URL'
+        ? errors.badUrl()
+        : errors.internal();
+  // No hook runs for these: the headers every answer carries are set here.
+  reply.headers(API_SECURITY_HEADERS).status(known.statusCode).send({ detail: known.detail });
 }
 
 /** How long a client is asked to wait after the database ran out of disk space. */

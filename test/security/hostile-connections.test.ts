@@ -104,6 +104,23 @@ describe('a refusal is answered at once and closes without reading the body (fin
     await closedWithin(closed, 1000);
   });
 
+  // CONTRACT, Under races, crashes and abuse: "A refusal in prod that needs no body (POST
+  // /chatops/test-push: 403) is answered at once without waiting for the declared body."
+  it('the 403 of test-push in prod comes before any of the declared body, then the connection closes', async () => {
+    const { port } = await listening({ APP_ENV: 'prod' });
+    const connection = kept(await rawConnect(port));
+    connection.socket.write(
+      post('/api/v1/chatops/test-push', {
+        'content-type': 'application/json',
+        'content-length': 100_000,
+      }),
+    );
+    const answer = await receivedText(connection, 'Test push is disabled in production', 2000);
+    expect(answer).toMatch(/^HTTP\/1\.1 403 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    await closedWithin(connection, 1000);
+  });
+
   it('Expect: 100-continue gets the 401, never 100 Continue', async () => {
     const { port } = await listening(prodReceiver);
     const connection = kept(await rawConnect(port));

@@ -61,6 +61,7 @@ export function dueHeartbeats(db: Db, now: number, limit: number): Promise<Heart
     .where('status', '=', 'ok')
     .where('expires_at', '<', now)
     .orderBy('expires_at')
+    .orderBy('name')
     .limit(limit)
     .execute();
 }

@@ -4,7 +4,7 @@ import { repeatEvery } from '../../support/repeat-every.js';
 import { typedJob } from '../../support/typed-job.js';
 import type { AlertIntake } from '../intake/alert-intake.js';
 import { workloadOf } from '../intake/fingerprint.js';
-import { addFollowUpJob, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
+import { addFollowUpJobs, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
 import {
   dueHeartbeats,
   expireHeartbeat,
@@ -14,13 +14,22 @@ import {
   setHeartbeatIncident,
 } from './heartbeat-records.js';
 
-/** CONTRACT, Heartbeats: "within 10 seconds" of `expires_at`. */
-const SWEEP_EVERY_MS = 5_000;
+/**
+ * CONTRACT, Heartbeats: "within 10 seconds" of `expires_at`; at scale (Under races, crashes
+ * and abuse), 1,000 at once. A pass every 2 s leaves most of the 10 s to open the incidents;
+ * a pass with nothing due is one indexed query.
+ */
+const SWEEP_EVERY_MS = 2_000;
+/** Heartbeats expired per transaction: a short write, so alerts are not kept waiting. */
 const SWEEP_BATCH = 100;
 export const MISSING_ALERT = 'HeartbeatMissing';
 /** The job that opens a missed heartbeat's incident (jobs port: no ':' in the name). */
 export const HEARTBEAT_MISSING_JOB = 'heartbeat.missing';
-const MISSING_CONCURRENCY = 4;
+/**
+ * Incidents opened side by side: 1,000 missed beats at 4 at a time took longer than the
+ * contract's 10 s on PostgreSQL; the database pool queues whatever it cannot serve at once.
+ */
+const MISSING_CONCURRENCY = 16;
 
 const MissingPayload = Type.Object({
   name: Type.String({ minLength: 1 }),
@@ -113,24 +122,36 @@ export function createHeartbeatWatch(
     },
     async sweep() {
       const now = clock.now();
-      const expired: MissingPayload[] = [];
-      for (const row of await dueHeartbeats(store.db, now, SWEEP_BATCH)) {
-        const payload = missingPayload(row);
-        // The expiry and the job that opens its incident commit together: a process that
-        // dies in between leaves the job to the outbox relay, not a heartbeat without one.
-        const moved = await store.db.transaction().execute(async (tx) => {
-          if (!(await expireHeartbeat(tx, row.name, now))) return false;
-          await addFollowUpJob(
-            tx,
-            { name: HEARTBEAT_MISSING_JOB, payload, jobId: missingJobId(payload) },
-            now,
-          );
-          return true;
+      let count = 0;
+      // CONTRACT, Under races, crashes and abuse (Heartbeats at scale): 1,000 heartbeats due
+      // in one second all expire within 10 s, so one pass takes every one due, a batch per
+      // transaction, letting requests in between batches.
+      for (;;) {
+        const rows = await dueHeartbeats(store.db, now, SWEEP_BATCH);
+        if (rows.length === 0) break;
+        // The expiries and the jobs that open their incidents commit together: a process
+        // that dies in between leaves the jobs to the outbox relay, not heartbeats without.
+        const expired = await store.db.transaction().execute(async (tx) => {
+          const moved: MissingPayload[] = [];
+          // In the order dueHeartbeats gives, the same on every replica: two sweeps lock
+          // rows in one order and never deadlock.
+          for (const row of rows) {
+            if (await expireHeartbeat(tx, row.name, now)) moved.push(missingPayload(row));
+          }
+          const jobs = moved.map((payload) => ({
+            name: HEARTBEAT_MISSING_JOB,
+            payload,
+            jobId: missingJobId(payload),
+          }));
+          if (jobs.length > 0) await addFollowUpJobs(tx, jobs, now);
+          return moved;
         });
-        if (moved) expired.push(payload);
+        await relayFollowUpJobs(services, expired.map(missingJobId));
+        count += expired.length;
+        if (rows.length < SWEEP_BATCH) break;
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      await relayFollowUpJobs(services, expired.map(missingJobId));
-      return expired.length;
+      return count;
     },
     registerWorker() {
       services.jobs.process(
