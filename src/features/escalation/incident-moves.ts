@@ -1,4 +1,5 @@
 import type { Services } from '../../services.js';
+import { crashPoint } from '../../support/crash-point.js';
 import { moveApproval } from '../approvals/approval-moves.js';
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
@@ -67,6 +68,7 @@ export async function resolveIncident(
   });
   if (!moved) return refusalFor(services, incidentId);
   publishEvent(services, 'incident.resolved', { incident_id: incidentId, actor });
+  crashPoint('resolve:before-approval-expiry');
   const approvalId = (await findIncident(services.store.db, incidentId))?.approval_id;
   if (approvalId) {
     const expired = await moveApproval(services.store, approvalId, ['pending'], 'expired', {
