@@ -91,6 +91,15 @@ export function findIncident(db: Db | Tx, id: string): Promise<IncidentRow | und
   return db.selectFrom('incidents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** An incident's status and who resolved it, read inside a transaction (a decision's). */
+export function incidentStatusOf(tx: Tx, id: string) {
+  return tx
+    .selectFrom('incidents')
+    .select(['status', 'resolved_by'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
 /** findIncident batched with the lookups made beside it (support/batched-lookup.ts). */
 export const lookUpIncident = batchedLookup(async (db: Db, ids: string[]) => {
   const rows = await db.selectFrom('incidents').selectAll().where('id', 'in', ids).execute();
