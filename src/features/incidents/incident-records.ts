@@ -163,6 +163,9 @@ export type IncidentHits = ReadonlyArray<{ id: string; by: number }>;
  * Raises the hit counts of a batch's incidents in one statement, however many fingerprints
  * the batch joined (an Alertmanager group of many alerts repeats them together): incident id
  * → its count after. Ids must be distinct: an `update … from` applies one row of several.
+ * A resolved incident is not raised and is absent from the answer: its status is checked
+ * once its row is locked (PostgreSQL checks the condition again on the row a concurrent
+ * resolve committed), so a caller that read it unresolved learns that it no longer is.
  */
 export async function addIncidentHits(
   tx: Tx,
@@ -194,8 +197,9 @@ const raiseHitCounts = builtOnce(
         )})`.as('v'),
       )
       .whereRef('incidents.id', '=', 'v.column1')
+      .where('incidents.status', '!=', 'resolved')
       .returning(['incidents.id', 'incidents.hit_count']),
-  ({ rises, now }) => [now, ...rises.flatMap(({ id, by }) => [id, by])],
+  ({ rises, now }) => [now, ...rises.flatMap(({ id, by }) => [id, by]), 'resolved'],
   ({ rises }) => rises.length,
 );
 
