@@ -56,11 +56,14 @@ const UNRESOLVED: readonly IncidentStatus[] = ['open', 'acknowledged'];
  * and the timeline entry commit in one transaction, under the approval's lock as every move
  * of it is, so a crash never leaves a resolved incident with an approval still to approve.
  * An incident's approval is fixed when it opens, so it is read before the lock is taken.
+ * `silentSince` (the timeout's): resolve only if its last alert is still older than that
+ * once its row is locked.
  */
 export async function resolveIncident(
   { services, cards }: MoveDeps,
   incidentId: string,
   actor: string,
+  silentSince?: number,
 ): Promise<MoveResult> {
   const now = services.clock.now();
   const incident = await findIncident(services.store.db, incidentId);
@@ -71,10 +74,14 @@ export async function resolveIncident(
   const moved = await services.store.withLock(
     approvalId ? [approvalLock(approvalId)] : [],
     async (tx) => {
-      const done = await moveIncident(tx, incidentId, UNRESOLVED, 'resolved', {
-        resolved_by: actor,
-        resolved_at: now,
-      });
+      const done = await moveIncident(
+        tx,
+        incidentId,
+        UNRESOLVED,
+        'resolved',
+        { resolved_by: actor, resolved_at: now },
+        silentSince,
+      );
       if (!done) return undefined;
       await addTimelineEntries(tx, [{ incidentId, at: now, event: 'resolved', actor }]);
       crashPoint('resolve:before-approval-expiry');

@@ -211,6 +211,8 @@ export type IncidentMove = Partial<
 /**
  * Compare-and-set of an incident's status (CONTRACT, Incident lifecycle): true when this caller
  * moved it, false when it was not in `from`, so a move happens once however many try it.
+ * `silentSince`: only if no alert reached it since then (the timeout), checked on the row as
+ * it is once locked, a hit count raised meanwhile included.
  */
 export async function moveIncident(
   tx: Tx,
@@ -218,13 +220,15 @@ export async function moveIncident(
   from: readonly IncidentStatus[],
   to: IncidentStatus,
   fields: IncidentMove,
+  silentSince?: number,
 ): Promise<boolean> {
-  const moved = await tx
+  let move = tx
     .updateTable('incidents')
     .set({ status: to, ...fields })
     .where('id', '=', id)
-    .where('status', 'in', from)
-    .executeTakeFirst();
+    .where('status', 'in', from);
+  if (silentSince !== undefined) move = move.where('last_seen', '<', silentSince);
+  const moved = await move.executeTakeFirst();
   return Number(moved.numUpdatedRows) === 1;
 }
 
