@@ -3,6 +3,9 @@ import { approversOf, insertDecision } from './approval-decision-records.js';
 import type { ApprovalStatus } from './approval-domain.js';
 import { approvalStateOf, setApprovalStatus } from './approval-records.js';
 
+/** The lock name every move of an approval holds (Store.withLock). */
+export const approvalLock = (approvalId: string) => `approval:${approvalId}`;
+
 /** CONTRACT, Approvals: critical risk needs two distinct signers; the rest need one. */
 export function signersNeeded(riskLevel: string): number {
   return riskLevel === 'critical' ? 2 : 1;
@@ -45,7 +48,7 @@ async function recordDecision(
 }
 
 type PendingLookup =
-  | { found: true; riskLevel: string }
+  | { found: true; riskLevel: string; incidentId: string | null }
   | { found: false; refusal: DecisionRefusal };
 
 async function pendingApproval(tx: Tx, approvalId: string): Promise<PendingLookup> {
@@ -54,25 +57,49 @@ async function pendingApproval(tx: Tx, approvalId: string): Promise<PendingLooku
   if (approval.status !== 'pending') {
     return { found: false, refusal: { reason: 'already_decided', status: approval.status } };
   }
-  return { found: true, riskLevel: approval.risk_level };
+  return { found: true, riskLevel: approval.risk_level, incidentId: approval.incident_id };
+}
+
+export interface SignHooks {
+  /**
+   * Runs in the decision's transaction when this signature approves: what must follow an
+   * approval (its execution) commits with it or not at all.
+   */
+  onApproved?: (tx: Tx) => Promise<void>;
+  /**
+   * Who resolved the approval's incident, read in the decision's transaction; null while it
+   * is unresolved. A resolved incident's approval is expired, never approved.
+   */
+  incidentResolvedBy?: (tx: Tx, incidentId: string) => Promise<string | null>;
 }
 
 /**
  * CONTRACT, Approvals: one signature approves; critical needs two distinct signers (the
  * first leaves it pending, and the same signer cannot sign twice); acting on a non-pending
  * approval is refused. Under the approval's lock, so two approvers at once never both
- * approve it. `onApproved` runs in the same transaction when this signature approves: what
- * must follow an approval (its execution) commits with it or not at all.
+ * approve it.
+ *
+ * CONTRACT, Under races, crashes and abuse, Resolving: an approval still pending for an
+ * incident already resolved (written before resolving expired it in the same transaction)
+ * is expired here on its resolver's behalf and the signature refused, as after the resolve.
  */
 export function signApproval(
   store: Store,
   approvalId: string,
   decider: Decider,
-  onApproved: (tx: Tx) => Promise<void> = async () => undefined,
+  hooks: SignHooks = {},
 ): Promise<DecisionOutcome> {
-  return store.withLock(`approval:${approvalId}`, async (tx) => {
+  return store.withLock(approvalLock(approvalId), async (tx) => {
     const found = await pendingApproval(tx, approvalId);
     if (!found.found) return { ok: false, refusal: found.refusal };
+    const resolvedBy =
+      found.incidentId !== null && hooks.incidentResolvedBy
+        ? await hooks.incidentResolvedBy(tx, found.incidentId)
+        : null;
+    if (resolvedBy !== null) {
+      await expireIn(tx, approvalId, { actor: resolvedBy, channel: 'lifecycle', now: decider.now });
+      return { ok: false, refusal: { reason: 'already_decided', status: 'expired' } };
+    }
     const earlier = await approversOf(tx, approvalId);
     if (earlier.includes(decider.actor)) {
       return { ok: false, refusal: { reason: 'same_signer', actor: decider.actor } };
@@ -83,10 +110,15 @@ export function signApproval(
     await recordDecision(tx, approvalId, decider, 'approve', 'pending', to);
     if (approved) {
       await setApprovalStatus(tx, approvalId, 'approved', decider.now);
-      await onApproved(tx);
+      await hooks.onApproved?.(tx);
     }
     return { ok: true, status: to, execution_triggered: approved, signers };
   });
+}
+
+async function expireIn(tx: Tx, approvalId: string, decider: Decider) {
+  await setApprovalStatus(tx, approvalId, 'expired', decider.now);
+  await recordDecision(tx, approvalId, decider, 'move', 'pending', 'expired');
 }
 
 /** CONTRACT, Approvals: "One rejection rejects." */
@@ -95,7 +127,7 @@ export function rejectApproval(
   approvalId: string,
   decider: Decider,
 ): Promise<DecisionOutcome> {
-  return store.withLock(`approval:${approvalId}`, async (tx) => {
+  return store.withLock(approvalLock(approvalId), async (tx) => {
     const found = await pendingApproval(tx, approvalId);
     if (!found.found) return { ok: false, refusal: found.refusal };
     await recordDecision(tx, approvalId, decider, 'reject', 'pending', 'rejected');
@@ -115,11 +147,25 @@ export function moveApproval(
   to: ApprovalStatus,
   decider: Decider,
 ): Promise<boolean> {
-  return store.withLock(`approval:${approvalId}`, async (tx) => {
-    const current = await approvalStateOf(tx, approvalId);
-    if (!current || !from.includes(current.status)) return false;
-    await setApprovalStatus(tx, approvalId, to, decider.now);
-    await recordDecision(tx, approvalId, decider, 'move', current.status, to);
-    return true;
-  });
+  return store.withLock(approvalLock(approvalId), (tx) =>
+    moveApprovalIn(tx, approvalId, from, to, decider),
+  );
+}
+
+/**
+ * moveApproval inside a transaction the caller opened with the approval's lock
+ * (`approvalLock`), so that the move commits with the caller's other writes.
+ */
+export async function moveApprovalIn(
+  tx: Tx,
+  approvalId: string,
+  from: readonly string[],
+  to: ApprovalStatus,
+  decider: Decider,
+): Promise<boolean> {
+  const current = await approvalStateOf(tx, approvalId);
+  if (!current || !from.includes(current.status)) return false;
+  await setApprovalStatus(tx, approvalId, to, decider.now);
+  await recordDecision(tx, approvalId, decider, 'move', current.status, to);
+  return true;
 }

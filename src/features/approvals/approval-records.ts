@@ -208,10 +208,12 @@ export async function approvalExists(db: Db, id: string): Promise<boolean> {
 export function approvalStateOf(
   tx: Tx,
   id: string,
-): Promise<{ id: string; status: string; risk_level: string } | undefined> {
+): Promise<
+  { id: string; status: string; risk_level: string; incident_id: string | null } | undefined
+> {
   return tx
     .selectFrom('approvals')
-    .select(['id', 'status', 'risk_level'])
+    .select(['id', 'status', 'risk_level', 'incident_id'])
     .where('id', '=', id)
     .executeTakeFirst();
 }

@@ -1,3 +1,4 @@
+import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { decisionsOf } from '../approvals/approval-decision-records.js';
 import type { ApprovalStatus } from '../approvals/approval-domain.js';
@@ -6,6 +7,7 @@ import { findApproval } from '../approvals/approval-records.js';
 import { decodeStoredCard, sentCardsOfApproval } from '../cards/card-records.js';
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
+import { incidentStatusOf } from '../incidents/incident-records.js';
 import { addApprovedExecution, relayApprovedExecution } from './approved-execution.js';
 
 /** What a decision needs: the services and the chat's cards. */
@@ -41,9 +43,10 @@ export async function decideApproval(
   const decider = { ...who, now };
   const outcome =
     action === 'approve'
-      ? await signApproval(services.store, approvalId, decider, (tx) =>
-          addApprovedExecution(tx, approvalId, who, now),
-        )
+      ? await signApproval(services.store, approvalId, decider, {
+          onApproved: (tx) => addApprovedExecution(tx, approvalId, who, now),
+          incidentResolvedBy: resolverOf,
+        })
       : await rejectApproval(services.store, approvalId, decider);
   if (!outcome.ok) return outcome;
   publishEvent(services, 'approval.updated', {
@@ -90,6 +93,12 @@ async function askSecondSigner(deps: DecisionDeps, approvalId: string, actor: st
     const decidedBy = decisions.findLast((row) => row.decision !== 'move')?.actor ?? actor;
     await cards.markDecided(approvalId, capitalized(after.status), decidedBy);
   }
+}
+
+/** Who resolved the incident, null while it is not resolved (or is gone). */
+async function resolverOf(tx: Tx, incidentId: string): Promise<string | null> {
+  const incident = await incidentStatusOf(tx, incidentId);
+  return incident?.status === 'resolved' ? (incident.resolved_by ?? 'lifecycle') : null;
 }
 
 async function stillPending(services: Services, approvalId: string): Promise<boolean> {

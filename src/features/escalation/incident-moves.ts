@@ -1,5 +1,6 @@
 import type { Services } from '../../services.js';
-import { moveApproval } from '../approvals/approval-moves.js';
+import { crashPoint } from '../../support/crash-point.js';
+import { approvalLock, moveApprovalIn } from '../approvals/approval-moves.js';
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
 import { findIncident, type IncidentStatus, moveIncident } from '../incidents/incident-records.js';
@@ -50,39 +51,56 @@ const UNRESOLVED: readonly IncidentStatus[] = ['open', 'acknowledged'];
  * heartbeat's next beat) happens once; then the incident's pending approval expires, which
  * stops an auto-repair that has not started executing (it acts on pending approvals only),
  * and its cards say so, without buttons.
+ *
+ * CONTRACT, Under races, crashes and abuse, Resolving: the status, the approval's expiry
+ * and the timeline entry commit in one transaction, under the approval's lock as every move
+ * of it is, so a crash never leaves a resolved incident with an approval still to approve.
+ * An incident's approval is fixed when it opens, so it is read before the lock is taken.
+ * `silentSince` (the timeout's): resolve only if its last alert is still older than that
+ * once its row is locked.
  */
 export async function resolveIncident(
   { services, cards }: MoveDeps,
   incidentId: string,
   actor: string,
+  silentSince?: number,
 ): Promise<MoveResult> {
   const now = services.clock.now();
-  const moved = await services.store.db.transaction().execute(async (tx) => {
-    const done = await moveIncident(tx, incidentId, UNRESOLVED, 'resolved', {
-      resolved_by: actor,
-      resolved_at: now,
-    });
-    if (done) await addTimelineEntries(tx, [{ incidentId, at: now, event: 'resolved', actor }]);
-    return done;
-  });
+  const incident = await findIncident(services.store.db, incidentId);
+  if (!incident) return { ok: false, refusal: 'not_found' };
+  if (incident.status === 'resolved') return { ok: false, refusal: 'already_resolved' };
+  const approvalId = incident.approval_id;
+  const lifecycle = { actor, channel: 'lifecycle', now };
+  const moved = await services.store.withLock(
+    approvalId ? [approvalLock(approvalId)] : [],
+    async (tx) => {
+      const done = await moveIncident(
+        tx,
+        incidentId,
+        UNRESOLVED,
+        'resolved',
+        { resolved_by: actor, resolved_at: now },
+        silentSince,
+      );
+      if (!done) return undefined;
+      await addTimelineEntries(tx, [{ incidentId, at: now, event: 'resolved', actor }]);
+      crashPoint('resolve:before-approval-expiry');
+      const expired =
+        approvalId !== null &&
+        (await moveApprovalIn(tx, approvalId, ['pending'], 'expired', lifecycle));
+      return { expired };
+    },
+  );
   if (!moved) return refusalFor(services, incidentId);
   publishEvent(services, 'incident.resolved', { incident_id: incidentId, actor });
-  const approvalId = (await findIncident(services.store.db, incidentId))?.approval_id;
-  if (approvalId) {
-    const expired = await moveApproval(services.store, approvalId, ['pending'], 'expired', {
+  if (approvalId && moved.expired) {
+    publishEvent(services, 'approval.updated', {
+      approval_id: approvalId,
+      status: 'expired',
       actor,
       channel: 'lifecycle',
-      now,
     });
-    if (expired) {
-      publishEvent(services, 'approval.updated', {
-        approval_id: approvalId,
-        status: 'expired',
-        actor,
-        channel: 'lifecycle',
-      });
-      await cards.markDecided(approvalId, 'Incident resolved', actor);
-    }
+    await cards.markDecided(approvalId, 'Incident resolved', actor);
   }
   return { ok: true };
 }

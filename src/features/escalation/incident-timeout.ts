@@ -18,8 +18,10 @@ export async function sweepSilentIncidents(deps: DecisionDeps): Promise<number> 
   const { store, clock, config } = deps.services;
   const before = clock.now() - config.incidentTimeoutSeconds * 1000;
   let resolved = 0;
+  // CONTRACT, Under races, crashes and abuse, Resolving: an alert may reach an incident
+  // between this pick and its resolution; the resolution checks the silence again.
   for (const id of await silentIncidentIds(store.db, before, SWEEP_BATCH)) {
-    if ((await resolveIncident(deps, id, 'timeout')).ok) resolved++;
+    if ((await resolveIncident(deps, id, 'timeout', before)).ok) resolved++;
   }
   return resolved;
 }

@@ -91,6 +91,15 @@ export function findIncident(db: Db | Tx, id: string): Promise<IncidentRow | und
   return db.selectFrom('incidents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** An incident's status and who resolved it, read inside a transaction (a decision's). */
+export function incidentStatusOf(tx: Tx, id: string) {
+  return tx
+    .selectFrom('incidents')
+    .select(['status', 'resolved_by'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
 /** findIncident batched with the lookups made beside it (support/batched-lookup.ts). */
 export const lookUpIncident = batchedLookup(async (db: Db, ids: string[]) => {
   const rows = await db.selectFrom('incidents').selectAll().where('id', 'in', ids).execute();
@@ -154,6 +163,9 @@ export type IncidentHits = ReadonlyArray<{ id: string; by: number }>;
  * Raises the hit counts of a batch's incidents in one statement, however many fingerprints
  * the batch joined (an Alertmanager group of many alerts repeats them together): incident id
  * → its count after. Ids must be distinct: an `update … from` applies one row of several.
+ * A resolved incident is not raised and is absent from the answer: its status is checked
+ * once its row is locked (PostgreSQL checks the condition again on the row a concurrent
+ * resolve committed), so a caller that read it unresolved learns that it no longer is.
  */
 export async function addIncidentHits(
   tx: Tx,
@@ -185,8 +197,9 @@ const raiseHitCounts = builtOnce(
         )})`.as('v'),
       )
       .whereRef('incidents.id', '=', 'v.column1')
+      .where('incidents.status', '!=', 'resolved')
       .returning(['incidents.id', 'incidents.hit_count']),
-  ({ rises, now }) => [now, ...rises.flatMap(({ id, by }) => [id, by])],
+  ({ rises, now }) => [now, ...rises.flatMap(({ id, by }) => [id, by]), 'resolved'],
   ({ rises }) => rises.length,
 );
 
@@ -198,6 +211,8 @@ export type IncidentMove = Partial<
 /**
  * Compare-and-set of an incident's status (CONTRACT, Incident lifecycle): true when this caller
  * moved it, false when it was not in `from`, so a move happens once however many try it.
+ * `silentSince`: only if no alert reached it since then (the timeout), checked on the row as
+ * it is once locked, a hit count raised meanwhile included.
  */
 export async function moveIncident(
   tx: Tx,
@@ -205,13 +220,15 @@ export async function moveIncident(
   from: readonly IncidentStatus[],
   to: IncidentStatus,
   fields: IncidentMove,
+  silentSince?: number,
 ): Promise<boolean> {
-  const moved = await tx
+  let move = tx
     .updateTable('incidents')
     .set({ status: to, ...fields })
     .where('id', '=', id)
-    .where('status', 'in', from)
-    .executeTakeFirst();
+    .where('status', 'in', from);
+  if (silentSince !== undefined) move = move.where('last_seen', '<', silentSince);
+  const moved = await move.executeTakeFirst();
   return Number(moved.numUpdatedRows) === 1;
 }
 

@@ -88,6 +88,43 @@ async function convergeFresh(
 ) {
   const fresh = [...byFingerprint.values()].flat();
   const now = fresh.reduce((latest, slot) => Math.max(latest, slot.arrival.options.now), 0);
+  // A group comes back only when an incident it was to join was resolved meanwhile; it looks
+  // again, and reopens that incident or opens a new one. Each round needs a resolve of that
+  // fingerprint's incident to commit in between, so the rounds end.
+  let unsettled = byFingerprint;
+  while (unsettled.size > 0) unsettled = await joinOrOpen(tx, unsettled, now, followUps);
+
+  const settled = fresh.flatMap((slot) => (slot.result ? [{ ...slot, result: slot.result }] : []));
+  await forEachChunk(
+    settled.map((slot) => alertRow(slot.arrival, slot.result)),
+    (chunk) => insertAlerts(tx, chunk),
+  );
+  const fromSignals = settled.flatMap(({ arrival: { options }, result }) =>
+    options.signalEntryId
+      ? [
+          {
+            entry_id: options.signalEntryId,
+            outcome: result.status === 'created' ? 'incident_created' : 'converged',
+            incident_id: result.incident_id,
+            processed_at: options.now,
+          },
+        ]
+      : [],
+  );
+  await forEachChunk(fromSignals, (chunk) => insertSignalOutcomes(tx, chunk));
+}
+
+/**
+ * One round of convergeFresh: looks up each group's incident, opens those missing, and
+ * joins (reopening a resolved one) the rest. Answers the groups whose incident turned out
+ * resolved when its row was locked: they have no result yet.
+ */
+async function joinOrOpen(
+  tx: Tx,
+  byFingerprint: Map<string, [Slot, ...Slot[]]>,
+  now: number,
+  followUps: FollowUpWriter,
+): Promise<Map<string, [Slot, ...Slot[]]>> {
   const fingerprints = [...byFingerprint.keys()];
   const open = new Map<string, IncidentHead>();
   await forEachChunk(fingerprints, async (chunk) => {
@@ -118,7 +155,8 @@ async function convergeFresh(
     const head = open.get(fingerprint);
     if (joining.length === 0 || !head) continue;
     // CONTRACT, Incident lifecycle: a firing alert converging into a resolved incident
-    // reopens it.
+    // reopens it. The row is not locked yet: the status read may be stale, which
+    // addIncidentHits finds (below).
     const reopened = head.status === 'resolved' && (await reopenIncident(tx, head.id));
     if (reopened) {
       await addTimelineEntries(tx, [
@@ -134,34 +172,23 @@ async function convergeFresh(
     joins.map(({ head, joining }) => ({ id: head.id, by: joining.length })),
     now,
   );
+  const resolvedMeanwhile = new Map<string, [Slot, ...Slot[]]>();
   for (const { head, joining, reopened } of joins) {
     const hitCount = counts.get(head.id);
-    if (hitCount === undefined) throw new Error(`converge: incident ${head.id} was not found`);
+    if (hitCount === undefined) {
+      // CONTRACT, Under races, crashes and abuse, Resolving: resolved between the lookup and
+      // the row's lock; never converge silently into it.
+      const [first, ...rest] = joining as [Slot, ...Slot[]];
+      resolvedMeanwhile.set(first.arrival.alert.fingerprint, [first, ...rest]);
+      continue;
+    }
     const base = hitCount - joining.length;
     joining.forEach((slot, position) => {
       slot.result = resultOf(slot.arrival.alert, head, 'converged', base + position + 1);
     });
     if (reopened && joining[0]?.result) joining[0].result.reopened = true;
   }
-
-  const settled = fresh.flatMap((slot) => (slot.result ? [{ ...slot, result: slot.result }] : []));
-  await forEachChunk(
-    settled.map((slot) => alertRow(slot.arrival, slot.result)),
-    (chunk) => insertAlerts(tx, chunk),
-  );
-  const fromSignals = settled.flatMap(({ arrival: { options }, result }) =>
-    options.signalEntryId
-      ? [
-          {
-            entry_id: options.signalEntryId,
-            outcome: result.status === 'created' ? 'incident_created' : 'converged',
-            incident_id: result.incident_id,
-            processed_at: options.now,
-          },
-        ]
-      : [],
-  );
-  await forEachChunk(fromSignals, (chunk) => insertSignalOutcomes(tx, chunk));
+  return resolvedMeanwhile;
 }
 
 /** Signal entries already handled (a re-delivery), or twice in this batch: index → incident. */
