@@ -80,7 +80,7 @@ export async function buildApp(
     // `request.ip` is the client they forward, so each is throttled and logged on its own;
     // anyone else's `X-Forwarded-For` is ignored.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
-    maxParamLength: MAX_PATH_SEGMENT_LENGTH,
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
     frameworkErrors: answerFrameworkError,
     ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
