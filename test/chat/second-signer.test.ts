@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backends, buildTestApp } from '../helpers/build-app.js';
 import { startTelegramStandIn, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { chatEnv, openIncidentCard, press } from './chat-flow.js';
+import { chatEnv, openIncidentCard, press, SECOND_SIGNER, STRANGER } from './chat-flow.js';
 
 const KEY = 'bob-key-0123456789ab';
 
@@ -69,6 +69,63 @@ describe.each(backends())('second signers on %s', (backend) => {
         expect(row.message_id).not.toBeNull();
         expect(tg.message(row.message_id!)?.reply_markup, `run ${run}`).toBeUndefined();
       }
+    }
+    await tg.close();
+  });
+
+  // CONTRACT, Under races, crashes and abuse: a refused callback consumes no nonce.
+  it('a refused press leaves the card usable: the second signer approves with it', async () => {
+    const tg = await startTelegramStandIn();
+    const { app } = await buildTestApp({ backend, env: chatEnv(tg) });
+    const card = await openIncidentCard(app, tg, critical('refused-keeps-nonce'));
+    expect((await press(app, 'approve', card)).json()).toMatchObject({ status: 'pending' });
+    const second = await waitFor(async () => cardsOf(tg, card.approvalId)[1]);
+    const nonce = second.body.reply_markup!.inline_keyboard![0]![0]!.callback_data.split(':')[2]!;
+    const fresh = { approvalId: card.approvalId, nonce };
+    expect((await press(app, 'approve', fresh)).json()).toEqual({
+      ok: false,
+      message: 'Already signed by tg_111',
+    });
+    expect((await press(app, 'approve', fresh, STRANGER)).json()).toEqual({
+      ok: false,
+      message: 'User not authorized',
+    });
+    const row = await app.services.store.db
+      .selectFrom('chat_cards')
+      .select('consumed_at')
+      .where('nonce', '=', nonce)
+      .executeTakeFirstOrThrow();
+    expect(row.consumed_at).toBeNull();
+    expect((await press(app, 'approve', fresh, SECOND_SIGNER)).json()).toMatchObject({
+      ok: true,
+      status: 'approved',
+      execution_triggered: true,
+    });
+    // Used by the decision that counted: once, as before.
+    expect((await press(app, 'reject', fresh, SECOND_SIGNER)).json()).toEqual({
+      ok: false,
+      message: 'Already processed',
+    });
+    await tg.close();
+  });
+
+  it('refusals racing the second signer on one card never take it from them', async () => {
+    const tg = await startTelegramStandIn();
+    const { app } = await buildTestApp({ backend, env: chatEnv(tg) });
+    const card = await openIncidentCard(app, tg, critical('refusal-race'));
+    expect((await press(app, 'approve', card)).json()).toMatchObject({ status: 'pending' });
+    const second = await waitFor(async () => cardsOf(tg, card.approvalId)[1]);
+    const nonce = second.body.reply_markup!.inline_keyboard![0]![0]!.callback_data.split(':')[2]!;
+    const fresh = { approvalId: card.approvalId, nonce };
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => press(app, 'approve', fresh)),
+      press(app, 'approve', fresh, SECOND_SIGNER),
+      ...Array.from({ length: 10 }, () => press(app, 'approve', fresh)),
+    ]);
+    expect(answers[10]!.json()).toMatchObject({ ok: true, status: 'approved' });
+    for (const [index, answer] of answers.entries()) {
+      if (index === 10) continue;
+      expect(['Already signed by tg_111', 'Already processed']).toContain(answer.json().message);
     }
     await tg.close();
   });

@@ -75,7 +75,7 @@ export function findCard(db: Db, nonce: string): Promise<CardRow | undefined> {
 /**
  * Uses a card's nonce once: true for the one caller that used it, false when it was already
  * used. The check and the use are one conditional statement, so concurrent deliveries race
- * here and exactly one wins.
+ * here and exactly one wins. Only a decision that counts uses it (escalation/decide-approval.ts).
  */
 export async function consumeCardNonce(db: Db, nonce: string, now: number): Promise<boolean> {
   const used = await db
@@ -85,6 +85,15 @@ export async function consumeCardNonce(db: Db, nonce: string, now: number): Prom
     .where('consumed_at', 'is', null)
     .executeTakeFirst();
   return Number(used.numUpdatedRows) > 0;
+}
+
+export async function isCardNonceUsed(db: Db, nonce: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('chat_cards')
+    .select('consumed_at')
+    .where('nonce', '=', nonce)
+    .executeTakeFirst();
+  return row !== undefined && row.consumed_at !== null;
 }
 
 /**

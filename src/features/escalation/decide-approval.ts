@@ -1,9 +1,19 @@
 import type { Services } from '../../services.js';
 import { decisionsOf } from '../approvals/approval-decision-records.js';
 import type { ApprovalStatus } from '../approvals/approval-domain.js';
-import { type DecisionRefusal, rejectApproval, signApproval } from '../approvals/approval-moves.js';
+import {
+  type DecisionRefusal,
+  type DecisionToken,
+  rejectApproval,
+  signApproval,
+} from '../approvals/approval-moves.js';
 import { findApproval } from '../approvals/approval-records.js';
-import { decodeStoredCard, sentCardsOfApproval } from '../cards/card-records.js';
+import {
+  consumeCardNonce,
+  decodeStoredCard,
+  isCardNonceUsed,
+  sentCardsOfApproval,
+} from '../cards/card-records.js';
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
 import { addApprovedExecution, relayApprovedExecution } from './approved-execution.js';
@@ -28,23 +38,31 @@ export type DecisionResult =
  * CONTRACT, Approvals, for every channel (chat, console): one signature approves, critical
  * needs two distinct signers (the same signer cannot sign twice), nothing changes a decided
  * approval. An approval's execution commits with the decision (approved-execution.ts); the
- * cards show the decision, and the feed hears of it.
+ * cards show the decision, and the feed hears of it. `cardNonce`, the chat card pressed, is
+ * used by the decision and only by one that counts (CONTRACT, Under races, crashes and
+ * abuse: a refused callback consumes no nonce).
  */
 export async function decideApproval(
   deps: DecisionDeps,
   approvalId: string,
   action: 'approve' | 'reject',
   who: Decider,
+  cardNonce?: string,
 ): Promise<DecisionResult> {
   const { services, cards } = deps;
   const now = services.clock.now();
   const decider = { ...who, now };
+  const token = cardNonce === undefined ? undefined : cardToken(cardNonce, now);
   const outcome =
     action === 'approve'
-      ? await signApproval(services.store, approvalId, decider, (tx) =>
-          addApprovedExecution(tx, approvalId, who, now),
+      ? await signApproval(
+          services.store,
+          approvalId,
+          decider,
+          (tx) => addApprovedExecution(tx, approvalId, who, now),
+          token,
         )
-      : await rejectApproval(services.store, approvalId, decider);
+      : await rejectApproval(services.store, approvalId, decider, token);
   if (!outcome.ok) return outcome;
   publishEvent(services, 'approval.updated', {
     approval_id: approvalId,
@@ -90,6 +108,13 @@ async function askSecondSigner(deps: DecisionDeps, approvalId: string, actor: st
     const decidedBy = decisions.findLast((row) => row.decision !== 'move')?.actor ?? actor;
     await cards.markDecided(approvalId, capitalized(after.status), decidedBy);
   }
+}
+
+function cardToken(nonce: string, now: number): DecisionToken {
+  return {
+    isUsed: (tx) => isCardNonceUsed(tx, nonce),
+    use: (tx) => consumeCardNonce(tx, nonce, now),
+  };
 }
 
 async function stillPending(services: Services, approvalId: string): Promise<boolean> {
