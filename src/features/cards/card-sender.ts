@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { type ChatCallOptions, isRateLimited } from '../../ports/chat.js';
 import type { Services } from '../../services.js';
 import { appendOperation } from '../oplog/operation-log.js';
-import { renderApprovalCard, renderDecidedCard } from './approval-card.js';
+import { renderApprovalCard, renderClosedCard, renderDecidedCard } from './approval-card.js';
 import { createDigestSender } from './card-digest-sender.js';
 import { createCardQueue, type OutgoingCard } from './card-queue.js';
 import {
@@ -18,6 +18,7 @@ import {
   type CardPushResult,
   type CardSender,
   CHAT_GATEWAY_ACTOR,
+  type ClosedApproval,
   type HitCountEdit,
 } from './card-types.js';
 
@@ -142,6 +143,16 @@ export function createCardSender(services: Services): CardSender {
     return queue.submit(outgoing, { asked });
   }
 
+  async function pushClosedOnRequest(
+    card: ApprovalCardParams,
+    closed: ClosedApproval,
+  ): Promise<CardPushResult> {
+    if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
+    const text = renderClosedCard(card, closed.status, closed.decided, config.displayTz);
+    const sent = await chat.sendMessage(text);
+    return { sent: true, message_id: sent.message_id, chat_response: sent.raw };
+  }
+
   async function pushTestCard(card: ApprovalCardParams): Promise<CardPushResult> {
     if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
     const { text, keyboard } = renderApprovalCard(card, newCardNonce());
@@ -223,6 +234,7 @@ export function createCardSender(services: Services): CardSender {
   return {
     push: (card) => submit(card, false),
     pushOnRequest: (card) => submit(card, true),
+    pushClosedOnRequest,
     pushTestCard,
     refreshHitCount,
     editHitCount,
