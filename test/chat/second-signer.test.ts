@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp } from '../helpers/build-app.js';
+import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { startTelegramStandIn, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { chatEnv, openIncidentCard, press, SECOND_SIGNER, STRANGER } from './chat-flow.js';
@@ -127,6 +127,58 @@ describe.each(backends())('second signers on %s', (backend) => {
       if (index === 10) continue;
       expect(['Already signed by tg_111', 'Already processed']).toContain(answer.json().message);
     }
+    await tg.close();
+  });
+
+  // CONTRACT, Under races, crashes and abuse: whatever the order of a first signature and the
+  // sending of the first card, the card the chat ends up showing names the first signer.
+  it('a first signature while the first card is still being sent ends on the card', async () => {
+    const tg = await startTelegramStandIn();
+    const { app } = await buildTestApp({
+      backend,
+      env: chatEnv(tg, { OPERATOR_KEYS: `bob:${KEY}` }),
+    });
+    const slow = tg.holdNext('sendMessage');
+    const created = (
+      await postSigned(app, '/api/v1/webhooks/alerts', critical('slow-first-card'))
+    ).json();
+    const approvalId: string = created.approval_id;
+    await slow.arrived;
+    let signed = false;
+    const signing = app
+      .inject({
+        method: 'POST',
+        url: `/api/v1/approvals/${approvalId}/decision`,
+        headers: { 'x-operator-id': 'bob', 'x-operator-key': KEY },
+        payload: { decision: 'approve' },
+      })
+      .finally(() => {
+        signed = true;
+      });
+    const cardRows = () =>
+      app.services.store.db
+        .selectFrom('chat_cards')
+        .select(['nonce', 'message_id'])
+        .where('approval_id', '=', approvalId)
+        .execute();
+    // The signing path is done with the first card: it answered, or queued a card after it.
+    await waitFor(async () => signed || (await cardRows()).length > 1 || undefined);
+    slow.release();
+    expect((await signing).json()).toMatchObject({ status: 'pending' });
+    await waitFor(async () => {
+      const rows = await cardRows();
+      return rows.every((row) => row.message_id !== null) ? rows : undefined;
+    });
+    const first = tg.message(1)!;
+    await waitFor(async () => (first.reply_markup ? undefined : true), {
+      what: 'the first card edited',
+    });
+    expect(first.text).toContain(`Approval: ${approvalId}`);
+    expect(first.text).toContain('Signed by console_bob');
+    // What the chat shows of the approval names the first signer, and one card is left to press.
+    const shown = (await cardRows()).map((row) => tg.message(row.message_id!)!);
+    expect(shown.every((message) => message.text.includes('console_bob'))).toBe(true);
+    expect(shown.filter((message) => message.reply_markup)).toHaveLength(1);
     await tg.close();
   });
 });

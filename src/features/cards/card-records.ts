@@ -68,6 +68,26 @@ export async function saveStoredCard(db: Db, nonce: string, card: StoredCard): P
     .execute();
 }
 
+/**
+ * Saves a card's decision while its message is still on its way: true when the card had no
+ * message id yet, so its sender shows the decision once it has one; false when the message
+ * id came first, so the decider edits the message itself. A conditional update, so the
+ * sender's `setCardMessageId` and this one are ordered by the row, whoever comes first.
+ */
+export async function saveUnsentStoredCard(
+  db: Db,
+  nonce: string,
+  card: StoredCard,
+): Promise<boolean> {
+  const saved = await db
+    .updateTable('chat_cards')
+    .set({ text: encodeStoredCard(card) })
+    .where('nonce', '=', nonce)
+    .where('message_id', 'is', null)
+    .executeTakeFirst();
+  return Number(saved.numUpdatedRows) > 0;
+}
+
 export function findCard(db: Db, nonce: string): Promise<CardRow | undefined> {
   return db.selectFrom('chat_cards').selectAll().where('nonce', '=', nonce).executeTakeFirst();
 }
@@ -122,6 +142,21 @@ export function latestCardOfApproval(db: Db, approvalId: string): Promise<CardRo
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
+}
+
+/**
+ * Every card of the approval, sent, on its way or summed up in a digest; oldest first (as
+ * `sentCardsOfApproval` orders the sent ones).
+ */
+export function cardsOfApproval(db: Db, approvalId: string): Promise<CardRow[]> {
+  return db
+    .selectFrom('chat_cards')
+    .selectAll()
+    .where('approval_id', '=', approvalId)
+    .orderBy('created_at')
+    .orderBy('message_id')
+    .orderBy('nonce')
+    .execute();
 }
 
 /**

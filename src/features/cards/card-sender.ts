@@ -6,10 +6,15 @@ import { renderApprovalCard, renderClosedCard, renderDecidedCard } from './appro
 import { createDigestSender } from './card-digest-sender.js';
 import { createCardQueue, type OutgoingCard } from './card-queue.js';
 import {
+  type CardDecision,
+  type CardRow,
+  cardsOfApproval,
   decodeStoredCard,
   encodeStoredCard,
+  findCard,
   insertCard,
   saveStoredCard,
+  saveUnsentStoredCard,
   sentCardsOfApproval,
   setCardMessageId,
 } from './card-records.js';
@@ -85,6 +90,24 @@ export function createCardSender(services: Services): CardSender {
     }
   }
 
+  /**
+   * CONTRACT, Under races, crashes and abuse: whatever the order of a first signature and the
+   * sending of the first card, the chat ends up showing the signer. A decision made while the
+   * card was on its way was saved on its row (markDecided); the card shows it now.
+   */
+  async function showDecisionMadeMeanwhile(nonce: string): Promise<void> {
+    try {
+      const row = await findCard(store.db, nonce);
+      const stored = row && decodeStoredCard(row.text);
+      if (!row?.message_id || !stored?.decided) return;
+      const { decision, actor, at } = stored.decided;
+      const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
+      await chat.editMessage(row.message_id, text, null);
+    } catch (error) {
+      log.warn({ err: error, nonce_hash_prefix: nonceHashPrefix(nonce) }, 'card not marked decided');
+    }
+  }
+
   /** One card's message, now; a 429 is not recorded, since the card waits and goes later. */
   async function sendCard(card: OutgoingCard): Promise<CardPushResult> {
     let messageId: number | null = null;
@@ -93,6 +116,7 @@ export function createCardSender(services: Services): CardSender {
       messageId = sent.message_id;
       await setCardMessageId(store.db, card.nonce, sent.message_id);
       await recordPush(card.params, card.nonce, messageId, undefined);
+      await serially(card.params.approval_id, () => showDecisionMadeMeanwhile(card.nonce));
       return {
         sent: true,
         message_id: sent.message_id,
@@ -203,24 +227,17 @@ export function createCardSender(services: Services): CardSender {
   async function markDecided(approvalId: string, decision: string, actor: string): Promise<void> {
     if (!chat.configured) return;
     await serially(approvalId, async () => {
-      let cards: Awaited<ReturnType<typeof sentCardsOfApproval>>;
+      let cards: CardRow[];
       try {
-        cards = await sentCardsOfApproval(store.db, approvalId);
+        cards = await cardsOfApproval(store.db, approvalId);
       } catch (error) {
         log.warn({ err: error, approvalId }, 'approval cards not read');
         return;
       }
-      const at = clock.now();
+      const decided = { decision, actor, at: clock.now() };
       for (const card of cards) {
-        if (card.message_id === null) continue;
         try {
-          const stored = decodeStoredCard(card.text);
-          const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
-          await chat.editMessage(card.message_id, text, null);
-          await saveStoredCard(store.db, card.nonce, {
-            ...stored,
-            decided: { decision, actor, at },
-          });
+          await markCardDecided(card, decided);
         } catch (error) {
           log.warn(
             { err: error, approvalId, messageId: card.message_id },
@@ -229,6 +246,25 @@ export function createCardSender(services: Services): CardSender {
         }
       }
     });
+  }
+
+  /**
+   * A card still on its way (or summed up in a digest) keeps the decision on its row for its
+   * sender to show; one whose message id came meanwhile is edited like any sent card.
+   */
+  async function markCardDecided(card: CardRow, decided: CardDecision): Promise<void> {
+    let row: CardRow | undefined = card;
+    if (row.message_id === null) {
+      const stored = decodeStoredCard(row.text);
+      if (await saveUnsentStoredCard(store.db, row.nonce, { ...stored, decided })) return;
+      row = await findCard(store.db, card.nonce);
+      if (!row || row.message_id === null) return;
+    }
+    const stored = decodeStoredCard(row.text);
+    const { decision, actor, at } = decided;
+    const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
+    await chat.editMessage(row.message_id, text, null);
+    await saveStoredCard(store.db, row.nonce, { ...stored, decided });
   }
 
   return {

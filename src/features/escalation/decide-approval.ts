@@ -9,10 +9,10 @@ import {
 } from '../approvals/approval-moves.js';
 import { findApproval } from '../approvals/approval-records.js';
 import {
+  cardsOfApproval,
   consumeCardNonce,
   decodeStoredCard,
   isCardNonceUsed,
-  sentCardsOfApproval,
 } from '../cards/card-records.js';
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
@@ -93,7 +93,8 @@ async function askSecondSigner(deps: DecisionDeps, approvalId: string, actor: st
   const db = services.store.db;
   await cards.markDecided(approvalId, `Signed by ${actor}; waiting for a second signer`, actor);
   if (!(await stillPending(services, approvalId))) return;
-  const latest = (await sentCardsOfApproval(db, approvalId))
+  // A card still on its way counts too: its sender shows the signature once it is sent.
+  const latest = (await cardsOfApproval(db, approvalId))
     .map((row) => decodeStoredCard(row.text))
     .reverse()
     .find((card) => card.params);
