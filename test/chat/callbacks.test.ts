@@ -198,9 +198,7 @@ describe.each(backends())('chat callbacks on %s', async (backend) => {
     expect(asked.json()).toEqual({ ok: true, message: 'Ignored (not callback_query)' });
     // Other messages (a repair's dry run) may reach the chat meanwhile; the card is ours.
     const sent = await waitFor(async () =>
-      tg
-        .calls('sendMessage')
-        .find((call) => call.body.text?.startsWith(card.text.split('\n')[0]!)),
+      tg.calls('sendMessage').find((call) => call.body.text?.startsWith(card.text.split('\n')[0]!)),
     );
     expect(sent!.body.text).toContain(`Approval: ${card.approvalId}`);
     expect(sent!.body.reply_markup?.inline_keyboard ?? []).toEqual([]);

@@ -104,7 +104,10 @@ export function createCardSender(services: Services): CardSender {
       const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
       await chat.editMessage(row.message_id, text, null);
     } catch (error) {
-      log.warn({ err: error, nonce_hash_prefix: nonceHashPrefix(nonce) }, 'card not marked decided');
+      log.warn(
+        { err: error, nonce_hash_prefix: nonceHashPrefix(nonce) },
+        'card not marked decided',
+      );
     }
   }
 

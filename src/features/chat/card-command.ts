@@ -36,10 +36,7 @@ export function parseCardCommand(update: unknown): CardCommand | null {
  * digest has its row too), with the incident's hit count as it is now. An approval that
  * never had a card (the chat was configured later) gets one built from its own record.
  */
-async function cardParamsOf(
-  services: Services,
-  approval: Approval,
-): Promise<ApprovalCardParams> {
+async function cardParamsOf(services: Services, approval: Approval): Promise<ApprovalCardParams> {
   const { db } = services.store;
   const approvalId = approval.id;
   const incident = approval.incident_id ? await findIncident(db, approval.incident_id) : undefined;
