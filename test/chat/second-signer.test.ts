@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { startTelegramStandIn, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
@@ -180,5 +181,72 @@ describe.each(backends())('second signers on %s', (backend) => {
     expect(shown.every((message) => message.text.includes('console_bob'))).toBe(true);
     expect(shown.filter((message) => message.reply_markup)).toHaveLength(1);
     await tg.close();
+  });
+});
+
+/**
+ * The other order, fixed with a row lock held from a second connection: the signing path
+ * reads the first card while it has no message id, and the message id is saved before the
+ * signing path saves the signature on the card's row.
+ */
+describe.runIf(backends().includes('distributed'))('second signers on PostgreSQL', () => {
+  it('a message id saved between the signature and its save on the card still ends on the card', async () => {
+    const tg = await startTelegramStandIn();
+    const { app, env } = await buildTestApp({
+      backend: 'distributed',
+      env: chatEnv(tg, { OPERATOR_KEYS: `bob:${KEY}` }),
+    });
+    const url = new URL(env.DATABASE_URL!);
+    const schema = url.searchParams.get('schema')!;
+    url.searchParams.delete('schema');
+    const locker = new pg.Client({ connectionString: url.toString() });
+    await locker.connect();
+    const waitingOn = async (fragment: string) => {
+      // Inside the locking transaction the activity view is a snapshot unless cleared.
+      await locker.query('select pg_stat_clear_snapshot()');
+      const { rows } = await locker.query(
+        `select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query like $1`,
+        [`%${fragment}%`],
+      );
+      return rows[0].n > 0 ? true : undefined;
+    };
+    try {
+      const slow = tg.holdNext('sendMessage');
+      const created = (
+        await postSigned(app, '/api/v1/webhooks/alerts', critical('message-id-first'))
+      ).json();
+      const approvalId: string = created.approval_id;
+      await slow.arrived;
+      const [card] = await app.services.store.db
+        .selectFrom('chat_cards')
+        .select('nonce')
+        .where('approval_id', '=', approvalId)
+        .execute();
+      await locker.query('begin');
+      await locker.query(`select 1 from "${schema}".chat_cards where nonce = $1 for update`, [
+        card!.nonce,
+      ]);
+      slow.release();
+      await waitFor(() => waitingOn('set "message_id" = $1'), { what: 'the message id waiting' });
+      const signing = app.inject({
+        method: 'POST',
+        url: `/api/v1/approvals/${approvalId}/decision`,
+        headers: { 'x-operator-id': 'bob', 'x-operator-key': KEY },
+        payload: { decision: 'approve' },
+      });
+      await waitFor(() => waitingOn('"message_id" is null'), { what: 'the signature waiting' });
+      await locker.query('commit');
+      expect((await signing).json()).toMatchObject({ status: 'pending' });
+      const first = tg.message(1)!;
+      await waitFor(async () => (first.reply_markup ? undefined : true), {
+        what: 'the first card edited',
+      });
+      expect(first.text).toContain(`Approval: ${approvalId}`);
+      expect(first.text).toContain('Signed by console_bob');
+    } finally {
+      await locker.end();
+      await tg.close();
+    }
   });
 });
