@@ -52,12 +52,22 @@ export async function insertCard(db: Db, row: CardRow): Promise<void> {
   await db.insertInto('chat_cards').values(row).execute();
 }
 
-export async function setCardMessageId(db: Db, nonce: string, messageId: number): Promise<void> {
-  await db
+/**
+ * Records the message the chat made of a card; answers the card as stored then, so a
+ * decision saved while it was on its way (`saveUnsentStoredCard`) is seen by its sender.
+ */
+export async function setCardMessageId(
+  db: Db,
+  nonce: string,
+  messageId: number,
+): Promise<StoredCard | undefined> {
+  const row = await db
     .updateTable('chat_cards')
     .set({ message_id: messageId })
     .where('nonce', '=', nonce)
-    .execute();
+    .returning('text')
+    .executeTakeFirst();
+  return row && decodeStoredCard(row.text);
 }
 
 export async function saveStoredCard(db: Db, nonce: string, card: StoredCard): Promise<void> {

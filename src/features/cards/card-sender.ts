@@ -93,7 +93,8 @@ export function createCardSender(services: Services): CardSender {
   /**
    * CONTRACT, Under races, crashes and abuse: whatever the order of a first signature and the
    * sending of the first card, the chat ends up showing the signer. A decision made while the
-   * card was on its way was saved on its row (markDecided); the card shows it now.
+   * card was on its way was saved on its row (markDecided); the card shows it now, as it
+   * stands after any decision still being shown (read again in turn with them).
    */
   async function showDecisionMadeMeanwhile(nonce: string): Promise<void> {
     try {
@@ -117,9 +118,11 @@ export function createCardSender(services: Services): CardSender {
     try {
       const sent = await chat.sendMessage(card.text, card.keyboard, NO_WAIT);
       messageId = sent.message_id;
-      await setCardMessageId(store.db, card.nonce, sent.message_id);
+      const stored = await setCardMessageId(store.db, card.nonce, sent.message_id);
       await recordPush(card.params, card.nonce, messageId, undefined);
-      await serially(card.params.approval_id, () => showDecisionMadeMeanwhile(card.nonce));
+      if (stored?.decided) {
+        await serially(card.params.approval_id, () => showDecisionMadeMeanwhile(card.nonce));
+      }
       return {
         sent: true,
         message_id: sent.message_id,
