@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { startTelegramStandIn, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { chatEnv, openIncidentCard, press, SECOND_SIGNER, STRANGER } from './chat-flow.js';
+import {
+  chatEnv,
+  openIncidentCard,
+  press,
+  SECOND_SIGNER,
+  STRANGER,
+  WHITELISTED,
+} from './chat-flow.js';
 
 const KEY = 'bob-key-0123456789ab';
 
@@ -248,5 +255,32 @@ describe.runIf(backends().includes('distributed'))('second signers on PostgreSQL
       await locker.end();
       await tg.close();
     }
+  });
+
+  it('two replicas share one card: refusals on either leave it, one decision uses it', async () => {
+    const tg = await startTelegramStandIn();
+    const first = await buildTestApp({ backend: 'distributed', env: chatEnv(tg) });
+    const second = await buildTestApp({ reuse: first });
+    const card = await openIncidentCard(first.app, tg, critical('two-replicas'));
+    expect((await press(first.app, 'approve', card)).json()).toMatchObject({ status: 'pending' });
+    const fresh = await waitFor(async () => cardsOf(tg, card.approvalId)[1]);
+    const nonce = fresh.body.reply_markup!.inline_keyboard![0]![0]!.callback_data.split(':')[2]!;
+    const target = { approvalId: card.approvalId, nonce };
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        press(
+          i % 2 ? second.app : first.app,
+          'approve',
+          target,
+          i % 3 ? WHITELISTED : SECOND_SIGNER,
+        ),
+      ),
+    );
+    const messages = answers.map((answer) => answer.json().message);
+    expect(messages.filter((m) => m === 'Approved')).toHaveLength(1);
+    for (const message of messages.filter((m) => m !== 'Approved')) {
+      expect(['Already signed by tg_111', 'Already processed']).toContain(message);
+    }
+    await tg.close();
   });
 });
