@@ -169,6 +169,15 @@ export interface Tables {
     consumed_at: number | null;
     created_at: number;
   };
+  /** One per issue analysis job whose comment was posted, or is being posted. */
+  tracker_comments: {
+    job_id: string;
+    issue_id: string;
+    /** Posts begun: a second is made only when the first may not have reached the tracker. */
+    attempts: number;
+    posted_at: number | null;
+    created_at: number;
+  };
   settings: { key: string; value: string; updated_at: number };
   operation_log: {
     seq: Generated<number>;

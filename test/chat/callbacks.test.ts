@@ -182,6 +182,36 @@ describe.each(backends())('chat callbacks on %s', async (backend) => {
     });
   });
 
+  // CONTRACT, Under races, crashes and abuse: `/card <id>` for an approval no longer pending.
+  it('/card for a decided approval sends a card without buttons that says its status', async () => {
+    const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'card-decided' });
+    expect((await press(app, 'reject', card)).json()).toMatchObject({ status: 'rejected' });
+    tg.clearCalls();
+    const asked = await app.inject({
+      method: 'POST',
+      url: '/api/v1/chatops/webhook',
+      payload: {
+        update_id: 8,
+        message: { message_id: 9, from: { id: WHITELISTED }, text: `/card ${card.approvalId}` },
+      },
+    });
+    expect(asked.json()).toEqual({ ok: true, message: 'Ignored (not callback_query)' });
+    // Other messages (a repair's dry run) may reach the chat meanwhile; the card is ours.
+    const sent = await waitFor(async () =>
+      tg.calls('sendMessage').find((call) => call.body.text?.startsWith(card.text.split('\n')[0]!)),
+    );
+    expect(sent!.body.text).toContain(`Approval: ${card.approvalId}`);
+    expect(sent!.body.reply_markup?.inline_keyboard ?? []).toEqual([]);
+    expect(sent!.body.text).toContain(`❌ Rejected by tg_${WHITELISTED}`);
+    expect(sent!.body.text).toMatch(/\nStatus: rejected$/);
+    const rows = await app.services.store.db
+      .selectFrom('chat_cards')
+      .select('nonce')
+      .where('approval_id', '=', card.approvalId)
+      .execute();
+    expect(rows).toHaveLength(1);
+  });
+
   it('answers Unknown action (step 7) and Approval not found', async () => {
     const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'unknown' });
     expect((await press(app, 'frobnicate', card)).json()).toEqual({

@@ -24,6 +24,7 @@ function recordingCards(outcomes: HitCountEdit[] = []) {
   const cards: CardSender = {
     push: unused,
     pushOnRequest: unused,
+    pushClosedOnRequest: unused,
     pushTestCard: unused,
     markDecided: unused,
     refreshHitCount: unused,

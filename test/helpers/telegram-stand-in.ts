@@ -93,6 +93,11 @@ export interface TelegramStandIn {
   failNext(method: TelegramMethod, description?: string, errorCode?: number): void;
   /** The next call of `method` gets its connection dropped without an answer. Stacks. */
   dropNext(method: TelegramMethod): void;
+  /**
+   * A slow chat API: the next call of `method` is carried out at once (a message shows in
+   * the chat) but its answer is held until `release`. `arrived` resolves when the call came.
+   */
+  holdNext(method: TelegramMethod): { arrived: Promise<void>; release(): void };
   /** The next message call (send or edit) is answered 429 with `retry_after`. Stacks. */
   rateLimitNext(retryAfterSeconds: number): void;
   /** Like the Bot API in a group: past `messages` per `perSeconds`, 429. Undefined: no limit. */
@@ -168,6 +173,7 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
   const messages = new Map<number, StandInMessage>();
   const updates: ChatUpdate[] = [];
   const failures = new Map<string, Array<Answer | 'drop'>>();
+  const holds = new Map<string, Array<{ arrive(): void; released: Promise<void> }>>();
   let nextMessageId = 1;
   let nextUpdateId = 1000;
   let heldPoll: Poll | undefined;
@@ -314,6 +320,12 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
       const failure = failures.get(method)?.shift();
       if (failure === 'drop') return void res.socket?.destroy();
       if (failure) return reply(failure);
+      const hold = holds.get(method)?.shift();
+      if (hold) {
+        const answerLater = reply;
+        reply = (result) => void hold.released.then(() => answerLater(result));
+        hold.arrive();
+      }
       handle(method, body, reply, res);
     });
   });
@@ -363,6 +375,18 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
     failNext: (method, description = 'Bad Request: chat not found', errorCode = 400) =>
       addFailure(method, refuse(description, errorCode)),
     dropNext: (method) => addFailure(method, 'drop'),
+    holdNext(method) {
+      let arrive = () => {};
+      let release = () => {};
+      const arrived = new Promise<void>((resolve) => {
+        arrive = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      holds.set(method, [...(holds.get(method) ?? []), { arrive, released }]);
+      return { arrived, release };
+    },
     rateLimitNext: (seconds) => flood.refuseNext(seconds),
     floodLimit: (limit) => flood.setLimit(limit),
     rateLimited: () => flood.refused(),

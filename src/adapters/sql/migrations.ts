@@ -12,6 +12,7 @@ import { migration0010Silences } from './migrations/0010-silences.js';
 import { migration0011Heartbeats } from './migrations/0011-heartbeats.js';
 import { migration0012ConsoleOrders } from './migrations/0012-console-orders.js';
 import { migration0013ExternalEventFields } from './migrations/0013-external-event-fields.js';
+import { migration0014TrackerComments } from './migrations/0014-tracker-comments.js';
 import type { Dialect } from './migrations/migration-kit.js';
 
 /** One ordered list of migrations, one file each; only auto-numbering differs by dialect. */
@@ -30,6 +31,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0011_heartbeats': migration0011Heartbeats(),
     '0012_console_orders': migration0012ConsoleOrders(),
     '0013_external_event_fields': migration0013ExternalEventFields(dialect),
+    '0014_tracker_comments': migration0014TrackerComments(),
   };
 }
 

@@ -15,7 +15,19 @@ export function signersNeeded(riskLevel: string): number {
 export type DecisionRefusal =
   | { reason: 'not_found' }
   | { reason: 'already_decided'; status: string }
-  | { reason: 'same_signer'; actor: string };
+  | { reason: 'same_signer'; actor: string }
+  | { reason: 'card_used' };
+
+/**
+ * What a decision uses up besides the approval (a chat card's nonce), checked and used under
+ * the approval's lock. CONTRACT, Under races, crashes and abuse: a refused decision uses
+ * nothing, so `isUsed` comes first and `use` only once every check has passed.
+ */
+export interface DecisionToken {
+  isUsed(tx: Tx): Promise<boolean>;
+  /** False when another caller used it first: the decision is then refused, nothing recorded. */
+  use(tx: Tx): Promise<boolean>;
+}
 
 export type DecisionOutcome =
   | { ok: true; status: ApprovalStatus; execution_triggered: boolean; signers: string[] }
@@ -51,7 +63,13 @@ type PendingLookup =
   | { found: true; riskLevel: string; incidentId: string | null }
   | { found: false; refusal: DecisionRefusal };
 
-async function pendingApproval(tx: Tx, approvalId: string): Promise<PendingLookup> {
+async function pendingApproval(
+  tx: Tx,
+  approvalId: string,
+  token: DecisionToken | undefined,
+): Promise<PendingLookup> {
+  // A used card answers as used whatever became of its approval (spec, Callback handling order).
+  if (token && (await token.isUsed(tx))) return { found: false, refusal: { reason: 'card_used' } };
   const approval = await approvalStateOf(tx, approvalId);
   if (!approval) return { found: false, refusal: { reason: 'not_found' } };
   if (approval.status !== 'pending') {
@@ -77,7 +95,7 @@ export interface SignHooks {
  * CONTRACT, Approvals: one signature approves; critical needs two distinct signers (the
  * first leaves it pending, and the same signer cannot sign twice); acting on a non-pending
  * approval is refused. Under the approval's lock, so two approvers at once never both
- * approve it.
+ * approve it. `token` (the card pressed) is used only by a signature that counts.
  *
  * CONTRACT, Under races, crashes and abuse, Resolving: an approval still pending for an
  * incident already resolved (written before resolving expired it in the same transaction)
@@ -88,9 +106,10 @@ export function signApproval(
   approvalId: string,
   decider: Decider,
   hooks: SignHooks = {},
+  token?: DecisionToken,
 ): Promise<DecisionOutcome> {
   return store.withLock(approvalLock(approvalId), async (tx) => {
-    const found = await pendingApproval(tx, approvalId);
+    const found = await pendingApproval(tx, approvalId, token);
     if (!found.found) return { ok: false, refusal: found.refusal };
     const resolvedBy =
       found.incidentId !== null && hooks.incidentResolvedBy
@@ -104,6 +123,7 @@ export function signApproval(
     if (earlier.includes(decider.actor)) {
       return { ok: false, refusal: { reason: 'same_signer', actor: decider.actor } };
     }
+    if (token && !(await token.use(tx))) return { ok: false, refusal: { reason: 'card_used' } };
     const signers = [...earlier, decider.actor];
     const approved = signers.length >= signersNeeded(found.riskLevel);
     const to: ApprovalStatus = approved ? 'approved' : 'pending';
@@ -126,10 +146,12 @@ export function rejectApproval(
   store: Store,
   approvalId: string,
   decider: Decider,
+  token?: DecisionToken,
 ): Promise<DecisionOutcome> {
   return store.withLock(approvalLock(approvalId), async (tx) => {
-    const found = await pendingApproval(tx, approvalId);
+    const found = await pendingApproval(tx, approvalId, token);
     if (!found.found) return { ok: false, refusal: found.refusal };
+    if (token && !(await token.use(tx))) return { ok: false, refusal: { reason: 'card_used' } };
     await recordDecision(tx, approvalId, decider, 'reject', 'pending', 'rejected');
     await setApprovalStatus(tx, approvalId, 'rejected', decider.now);
     return { ok: true, status: 'rejected', execution_triggered: false, signers: [] };

@@ -59,6 +59,24 @@ export function renderApprovalCard(
   return { text: cardText(params), keyboard: cardKeyboard(params, nonce) };
 }
 
+/**
+ * CONTRACT, Under races, crashes and abuse: `/card` for an approval that is no longer
+ * `pending` sends a card without buttons that says its status, and who decided it when
+ * someone did. The caller sends it without a keyboard.
+ */
+export function renderClosedCard(
+  params: ApprovalCardParams,
+  status: string,
+  decided: { decision: string; actor: string; at: number } | null,
+  timeZone: string,
+): string {
+  const text = cardText(params);
+  const shown = decided
+    ? renderDecidedCard(text, decided.decision, decided.actor, decided.at, timeZone)
+    : text;
+  return `${shown}\n\nStatus: ${status}`;
+}
+
 function cardText(params: ApprovalCardParams): string {
   const risk = params.risk_level.toLowerCase();
   const lines = [

@@ -52,12 +52,22 @@ export async function insertCard(db: Db, row: CardRow): Promise<void> {
   await db.insertInto('chat_cards').values(row).execute();
 }
 
-export async function setCardMessageId(db: Db, nonce: string, messageId: number): Promise<void> {
-  await db
+/**
+ * Records the message the chat made of a card; answers the card as stored then, so a
+ * decision saved while it was on its way (`saveUnsentStoredCard`) is seen by its sender.
+ */
+export async function setCardMessageId(
+  db: Db,
+  nonce: string,
+  messageId: number,
+): Promise<StoredCard | undefined> {
+  const row = await db
     .updateTable('chat_cards')
     .set({ message_id: messageId })
     .where('nonce', '=', nonce)
-    .execute();
+    .returning('text')
+    .executeTakeFirst();
+  return row && decodeStoredCard(row.text);
 }
 
 export async function saveStoredCard(db: Db, nonce: string, card: StoredCard): Promise<void> {
@@ -68,6 +78,26 @@ export async function saveStoredCard(db: Db, nonce: string, card: StoredCard): P
     .execute();
 }
 
+/**
+ * Saves a card's decision while its message is still on its way: true when the card had no
+ * message id yet, so its sender shows the decision once it has one; false when the message
+ * id came first, so the decider edits the message itself. A conditional update, so the
+ * sender's `setCardMessageId` and this one are ordered by the row, whoever comes first.
+ */
+export async function saveUnsentStoredCard(
+  db: Db,
+  nonce: string,
+  card: StoredCard,
+): Promise<boolean> {
+  const saved = await db
+    .updateTable('chat_cards')
+    .set({ text: encodeStoredCard(card) })
+    .where('nonce', '=', nonce)
+    .where('message_id', 'is', null)
+    .executeTakeFirst();
+  return Number(saved.numUpdatedRows) > 0;
+}
+
 export function findCard(db: Db, nonce: string): Promise<CardRow | undefined> {
   return db.selectFrom('chat_cards').selectAll().where('nonce', '=', nonce).executeTakeFirst();
 }
@@ -75,7 +105,7 @@ export function findCard(db: Db, nonce: string): Promise<CardRow | undefined> {
 /**
  * Uses a card's nonce once: true for the one caller that used it, false when it was already
  * used. The check and the use are one conditional statement, so concurrent deliveries race
- * here and exactly one wins.
+ * here and exactly one wins. Only a decision that counts uses it (escalation/decide-approval.ts).
  */
 export async function consumeCardNonce(db: Db, nonce: string, now: number): Promise<boolean> {
   const used = await db
@@ -85,6 +115,15 @@ export async function consumeCardNonce(db: Db, nonce: string, now: number): Prom
     .where('consumed_at', 'is', null)
     .executeTakeFirst();
   return Number(used.numUpdatedRows) > 0;
+}
+
+export async function isCardNonceUsed(db: Db, nonce: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('chat_cards')
+    .select('consumed_at')
+    .where('nonce', '=', nonce)
+    .executeTakeFirst();
+  return row !== undefined && row.consumed_at !== null;
 }
 
 /**
@@ -113,6 +152,21 @@ export function latestCardOfApproval(db: Db, approvalId: string): Promise<CardRo
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
+}
+
+/**
+ * Every card of the approval, sent, on its way or summed up in a digest; oldest first (as
+ * `sentCardsOfApproval` orders the sent ones).
+ */
+export function cardsOfApproval(db: Db, approvalId: string): Promise<CardRow[]> {
+  return db
+    .selectFrom('chat_cards')
+    .selectAll()
+    .where('approval_id', '=', approvalId)
+    .orderBy('created_at')
+    .orderBy('message_id')
+    .orderBy('nonce')
+    .execute();
 }
 
 /**

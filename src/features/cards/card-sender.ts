@@ -2,14 +2,19 @@ import crypto from 'node:crypto';
 import { type ChatCallOptions, isRateLimited } from '../../ports/chat.js';
 import type { Services } from '../../services.js';
 import { appendOperation } from '../oplog/operation-log.js';
-import { renderApprovalCard, renderDecidedCard } from './approval-card.js';
+import { renderApprovalCard, renderClosedCard, renderDecidedCard } from './approval-card.js';
 import { createDigestSender } from './card-digest-sender.js';
 import { createCardQueue, type OutgoingCard } from './card-queue.js';
 import {
+  type CardDecision,
+  type CardRow,
+  cardsOfApproval,
   decodeStoredCard,
   encodeStoredCard,
+  findCard,
   insertCard,
   saveStoredCard,
+  saveUnsentStoredCard,
   sentCardsOfApproval,
   setCardMessageId,
 } from './card-records.js';
@@ -18,6 +23,7 @@ import {
   type CardPushResult,
   type CardSender,
   CHAT_GATEWAY_ACTOR,
+  type ClosedApproval,
   type HitCountEdit,
 } from './card-types.js';
 
@@ -84,14 +90,39 @@ export function createCardSender(services: Services): CardSender {
     }
   }
 
+  /**
+   * CONTRACT, Under races, crashes and abuse: whatever the order of a first signature and the
+   * sending of the first card, the chat ends up showing the signer. A decision made while the
+   * card was on its way was saved on its row (markDecided); the card shows it now, as it
+   * stands after any decision still being shown (read again in turn with them).
+   */
+  async function showDecisionMadeMeanwhile(nonce: string): Promise<void> {
+    try {
+      const row = await findCard(store.db, nonce);
+      const stored = row && decodeStoredCard(row.text);
+      if (!row?.message_id || !stored?.decided) return;
+      const { decision, actor, at } = stored.decided;
+      const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
+      await chat.editMessage(row.message_id, text, null);
+    } catch (error) {
+      log.warn(
+        { err: error, nonce_hash_prefix: nonceHashPrefix(nonce) },
+        'card not marked decided',
+      );
+    }
+  }
+
   /** One card's message, now; a 429 is not recorded, since the card waits and goes later. */
   async function sendCard(card: OutgoingCard): Promise<CardPushResult> {
     let messageId: number | null = null;
     try {
       const sent = await chat.sendMessage(card.text, card.keyboard, NO_WAIT);
       messageId = sent.message_id;
-      await setCardMessageId(store.db, card.nonce, sent.message_id);
+      const stored = await setCardMessageId(store.db, card.nonce, sent.message_id);
       await recordPush(card.params, card.nonce, messageId, undefined);
+      if (stored?.decided) {
+        await serially(card.params.approval_id, () => showDecisionMadeMeanwhile(card.nonce));
+      }
       return {
         sent: true,
         message_id: sent.message_id,
@@ -140,6 +171,16 @@ export function createCardSender(services: Services): CardSender {
       throw error;
     }
     return queue.submit(outgoing, { asked });
+  }
+
+  async function pushClosedOnRequest(
+    card: ApprovalCardParams,
+    closed: ClosedApproval,
+  ): Promise<CardPushResult> {
+    if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
+    const text = renderClosedCard(card, closed.status, closed.decided, config.displayTz);
+    const sent = await chat.sendMessage(text);
+    return { sent: true, message_id: sent.message_id, chat_response: sent.raw };
   }
 
   async function pushTestCard(card: ApprovalCardParams): Promise<CardPushResult> {
@@ -192,24 +233,17 @@ export function createCardSender(services: Services): CardSender {
   async function markDecided(approvalId: string, decision: string, actor: string): Promise<void> {
     if (!chat.configured) return;
     await serially(approvalId, async () => {
-      let cards: Awaited<ReturnType<typeof sentCardsOfApproval>>;
+      let cards: CardRow[];
       try {
-        cards = await sentCardsOfApproval(store.db, approvalId);
+        cards = await cardsOfApproval(store.db, approvalId);
       } catch (error) {
         log.warn({ err: error, approvalId }, 'approval cards not read');
         return;
       }
-      const at = clock.now();
+      const decided = { decision, actor, at: clock.now() };
       for (const card of cards) {
-        if (card.message_id === null) continue;
         try {
-          const stored = decodeStoredCard(card.text);
-          const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
-          await chat.editMessage(card.message_id, text, null);
-          await saveStoredCard(store.db, card.nonce, {
-            ...stored,
-            decided: { decision, actor, at },
-          });
+          await markCardDecided(card, decided);
         } catch (error) {
           log.warn(
             { err: error, approvalId, messageId: card.message_id },
@@ -220,9 +254,29 @@ export function createCardSender(services: Services): CardSender {
     });
   }
 
+  /**
+   * A card still on its way (or summed up in a digest) keeps the decision on its row for its
+   * sender to show; one whose message id came meanwhile is edited like any sent card.
+   */
+  async function markCardDecided(card: CardRow, decided: CardDecision): Promise<void> {
+    let row: CardRow | undefined = card;
+    if (row.message_id === null) {
+      const stored = decodeStoredCard(row.text);
+      if (await saveUnsentStoredCard(store.db, row.nonce, { ...stored, decided })) return;
+      row = await findCard(store.db, card.nonce);
+      if (!row || row.message_id === null) return;
+    }
+    const stored = decodeStoredCard(row.text);
+    const { decision, actor, at } = decided;
+    const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
+    await chat.editMessage(row.message_id, text, null);
+    await saveStoredCard(store.db, row.nonce, { ...stored, decided });
+  }
+
   return {
     push: (card) => submit(card, false),
     pushOnRequest: (card) => submit(card, true),
+    pushClosedOnRequest,
     pushTestCard,
     refreshHitCount,
     editHitCount,

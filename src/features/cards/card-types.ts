@@ -50,6 +50,13 @@ export interface CardPushResult {
   chat_response?: Record<string, unknown>;
 }
 
+/** An approval that is no longer pending, as a closed card shows it. */
+export interface ClosedApproval {
+  status: string;
+  /** The decision that closed it and who made it; null when nobody did (it expired). */
+  decided: { decision: string; actor: string; at: number } | null;
+}
+
 /** What became of a hit-count edit; `deferred`: cards wait or the chat asked to wait (429). */
 export type HitCountEdit = 'edited' | 'unchanged' | 'deferred';
 
@@ -63,6 +70,11 @@ export interface CardSender {
   push(card: ApprovalCardParams): Promise<CardPushResult>;
   /** `/card <approval_id>`: like push, but first in the queue and never summed up. */
   pushOnRequest(card: ApprovalCardParams): Promise<CardPushResult>;
+  /**
+   * `/card <approval_id>` for an approval no longer pending: its card without buttons (so no
+   * nonce, and no card record), saying its status and who decided it.
+   */
+  pushClosedOnRequest(card: ApprovalCardParams, closed: ClosedApproval): Promise<CardPushResult>;
   /**
    * CONTRACT, Access: a test card looks like a real one, but its nonce is recorded nowhere,
    * so its buttons are valid for no approval (a callback answers `Invalid nonce`).

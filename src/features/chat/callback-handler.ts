@@ -7,7 +7,7 @@ import {
   type ParsedCallback,
   parseCallbackUpdate,
 } from '../cards/callback-data.js';
-import { consumeCardNonce, findCard } from '../cards/card-records.js';
+import { findCard } from '../cards/card-records.js';
 import { type DecisionDeps, decideApproval } from '../escalation/decide-approval.js';
 import { refusalMessage } from '../escalation/decision-refusals.js';
 import { answerCardCommand, parseCardCommand } from './card-command.js';
@@ -26,7 +26,11 @@ export interface CallbackAnswer {
 
 export type CallbackDeps = DecisionDeps;
 
-/** Step 3: whitelist, then the nonce: known for this approval, unexpired, unused. */
+/**
+ * Step 3: whitelist, then the nonce: known for this approval, unexpired, unused. The nonce
+ * is used by the decision itself, under the approval's lock (escalation/decide-approval.ts):
+ * a refused decision (the same signer again) leaves the card usable by others.
+ */
 async function validateCallback(
   services: Services,
   callback: ParsedCallback,
@@ -39,12 +43,8 @@ async function validateCallback(
   if (card.expires_at <= now) return GATEWAY_ERRORS.nonceExpired;
   if (!(await approvalExists(store.db, callback.approvalId)))
     return GATEWAY_ERRORS.approvalNotFound(callback.approvalId);
-  if (isDecisionAction(callback.action)) {
-    // The single-use check and the use are one statement: concurrent deliveries race here
-    // and exactly one wins.
-    if (!(await consumeCardNonce(store.db, callback.nonce, now))) {
-      return GATEWAY_ERRORS.alreadyProcessed;
-    }
+  if (isDecisionAction(callback.action) && card.consumed_at !== null) {
+    return GATEWAY_ERRORS.alreadyProcessed;
   }
   return null;
 }
@@ -60,7 +60,13 @@ async function act(deps: CallbackDeps, callback: ParsedCallback): Promise<Callba
     return { ok: true, message: `info:${action}`, approval_id: approvalId };
   }
   if (action === 'approve' || action === 'reject') {
-    const outcome = await decideApproval(deps, approvalId, action, { actor, channel: 'chat' });
+    const outcome = await decideApproval(
+      deps,
+      approvalId,
+      action,
+      { actor, channel: 'chat' },
+      callback.nonce,
+    );
     if (!outcome.ok) return { ok: false, message: refusalMessage(approvalId, outcome.refusal) };
     return {
       ok: true,

@@ -1,8 +1,9 @@
 import type { Services } from '../../services.js';
-import { findApproval } from '../approvals/approval-records.js';
+import { decisionsOf } from '../approvals/approval-decision-records.js';
+import { type Approval, findApproval } from '../approvals/approval-records.js';
 import { APPROVAL_ID_MAX_LENGTH } from '../cards/callback-data.js';
 import { decodeStoredCard, latestCardOfApproval } from '../cards/card-records.js';
-import type { ApprovalCardParams, CardSender } from '../cards/card-types.js';
+import type { ApprovalCardParams, CardSender, ClosedApproval } from '../cards/card-types.js';
 import { findIncident } from '../incidents/incident-records.js';
 
 /**
@@ -35,13 +36,9 @@ export function parseCardCommand(update: unknown): CardCommand | null {
  * digest has its row too), with the incident's hit count as it is now. An approval that
  * never had a card (the chat was configured later) gets one built from its own record.
  */
-async function cardParamsOf(
-  services: Services,
-  approvalId: string,
-): Promise<ApprovalCardParams | undefined> {
+async function cardParamsOf(services: Services, approval: Approval): Promise<ApprovalCardParams> {
   const { db } = services.store;
-  const approval = await findApproval(db, approvalId);
-  if (!approval) return undefined;
+  const approvalId = approval.id;
   const incident = approval.incident_id ? await findIncident(db, approval.incident_id) : undefined;
   const row = await latestCardOfApproval(db, approvalId);
   const stored = row ? decodeStoredCard(row.text).params : null;
@@ -59,9 +56,19 @@ async function cardParamsOf(
   };
 }
 
+/** Who closed the approval: its last approval or rejection (execution moves come after it). */
+async function closedApproval(services: Services, approval: Approval): Promise<ClosedApproval> {
+  const decisions = await decisionsOf(services.store.db, approval.id);
+  const last = decisions.findLast((row) => row.decision !== 'move');
+  return {
+    status: approval.status,
+    decided: last ? { decision: last.decision, actor: last.actor, at: last.created_at } : null,
+  };
+}
+
 /**
- * Sends the approval's card, with a fresh nonce, when a whitelisted user asks for it; a
- * stranger, or an approval that does not exist, gets nothing (no card, and no message
+ * Sends the approval's card, with a fresh nonce, when a whitelisted user asks for it (once
+ * it is no longer pending, a card without buttons saying its status); a stranger, or an approval that does not exist, gets nothing (no card, and no message
  * saying why, so the command tells a stranger nothing about which approvals exist).
  */
 export async function answerCardCommand(
@@ -75,9 +82,15 @@ export async function answerCardCommand(
     return;
   }
   if (Array.from(command.approvalId).length > APPROVAL_ID_MAX_LENGTH) return;
-  const params = await cardParamsOf(services, command.approvalId);
-  if (!params) {
+  const approval = await findApproval(services.store.db, command.approvalId);
+  if (!approval) {
     log.info({ approvalId: command.approvalId }, '/card for an unknown approval: no card');
+    return;
+  }
+  const params = await cardParamsOf(services, approval);
+  // CONTRACT, Under races, crashes and abuse: a decided approval gets no live buttons.
+  if (approval.status !== 'pending') {
+    await cards.pushClosedOnRequest(params, await closedApproval(services, approval));
     return;
   }
   await cards.pushOnRequest(params);

@@ -20,6 +20,7 @@ import { externalEventFields } from './canary.js';
 import { recordExternalEvent } from './external-event-records.js';
 import { type AnalyzeIssueJob, issueAnalysisJobId } from './issue-analysis-payload.js';
 import { trackerComment } from './tracker-comment.js';
+import { postTrackerCommentOnce } from './tracker-comment-once.js';
 
 /**
  * spec, Background analysis order: record anomaly frequency; call the analyzer; create the
@@ -31,7 +32,7 @@ export async function analyzeIssue(
   cards: CardSender,
   job: AnalyzeIssueJob,
 ): Promise<void> {
-  const { store, clock, log, metrics, analyzer, tracker, config } = services;
+  const { store, clock, log, metrics, analyzer, config } = services;
   const { context } = job;
   const now = clock.now();
   let chainFailed = false;
@@ -117,10 +118,11 @@ export async function analyzeIssue(
 
   if (analysis) {
     try {
-      await tracker.postComment(
-        context.issue_id,
-        trackerComment(analysis, frequency, now, config.displayTz),
-      );
+      await postTrackerCommentOnce(services, {
+        jobId: issueAnalysisJobId(job),
+        issueId: context.issue_id,
+        text: trackerComment(analysis, frequency, now, config.displayTz),
+      });
     } catch (error) {
       chainFailed = true;
       log.error({ err: error, issue: context.issue_id }, 'tracker comment not posted');

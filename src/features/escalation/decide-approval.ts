@@ -2,9 +2,19 @@ import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { decisionsOf } from '../approvals/approval-decision-records.js';
 import type { ApprovalStatus } from '../approvals/approval-domain.js';
-import { type DecisionRefusal, rejectApproval, signApproval } from '../approvals/approval-moves.js';
+import {
+  type DecisionRefusal,
+  type DecisionToken,
+  rejectApproval,
+  signApproval,
+} from '../approvals/approval-moves.js';
 import { findApproval } from '../approvals/approval-records.js';
-import { decodeStoredCard, sentCardsOfApproval } from '../cards/card-records.js';
+import {
+  cardsOfApproval,
+  consumeCardNonce,
+  decodeStoredCard,
+  isCardNonceUsed,
+} from '../cards/card-records.js';
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
 import { incidentStatusOf } from '../incidents/incident-records.js';
@@ -30,24 +40,34 @@ export type DecisionResult =
  * CONTRACT, Approvals, for every channel (chat, console): one signature approves, critical
  * needs two distinct signers (the same signer cannot sign twice), nothing changes a decided
  * approval. An approval's execution commits with the decision (approved-execution.ts); the
- * cards show the decision, and the feed hears of it.
+ * cards show the decision, and the feed hears of it. `cardNonce`, the chat card pressed, is
+ * used by the decision and only by one that counts (CONTRACT, Under races, crashes and
+ * abuse: a refused callback consumes no nonce).
  */
 export async function decideApproval(
   deps: DecisionDeps,
   approvalId: string,
   action: 'approve' | 'reject',
   who: Decider,
+  cardNonce?: string,
 ): Promise<DecisionResult> {
   const { services, cards } = deps;
   const now = services.clock.now();
   const decider = { ...who, now };
+  const token = cardNonce === undefined ? undefined : cardToken(cardNonce, now);
   const outcome =
     action === 'approve'
-      ? await signApproval(services.store, approvalId, decider, {
-          onApproved: (tx) => addApprovedExecution(tx, approvalId, who, now),
-          incidentResolvedBy: resolverOf,
-        })
-      : await rejectApproval(services.store, approvalId, decider);
+      ? await signApproval(
+          services.store,
+          approvalId,
+          decider,
+          {
+            onApproved: (tx) => addApprovedExecution(tx, approvalId, who, now),
+            incidentResolvedBy: resolverOf,
+          },
+          token,
+        )
+      : await rejectApproval(services.store, approvalId, decider, token);
   if (!outcome.ok) return outcome;
   publishEvent(services, 'approval.updated', {
     approval_id: approvalId,
@@ -78,7 +98,8 @@ async function askSecondSigner(deps: DecisionDeps, approvalId: string, actor: st
   const db = services.store.db;
   await cards.markDecided(approvalId, `Signed by ${actor}; waiting for a second signer`, actor);
   if (!(await stillPending(services, approvalId))) return;
-  const latest = (await sentCardsOfApproval(db, approvalId))
+  // A card still on its way counts too: its sender shows the signature once it is sent.
+  const latest = (await cardsOfApproval(db, approvalId))
     .map((row) => decodeStoredCard(row.text))
     .reverse()
     .find((card) => card.params);
@@ -99,6 +120,13 @@ async function askSecondSigner(deps: DecisionDeps, approvalId: string, actor: st
 async function resolverOf(tx: Tx, incidentId: string): Promise<string | null> {
   const incident = await incidentStatusOf(tx, incidentId);
   return incident?.status === 'resolved' ? (incident.resolved_by ?? 'lifecycle') : null;
+}
+
+function cardToken(nonce: string, now: number): DecisionToken {
+  return {
+    isUsed: (tx) => isCardNonceUsed(tx, nonce),
+    use: (tx) => consumeCardNonce(tx, nonce, now),
+  };
 }
 
 async function stillPending(services: Services, approvalId: string): Promise<boolean> {

@@ -13,6 +13,8 @@ export function refusalMessage(approvalId: string, refusal: DecisionRefusal): st
       return GATEWAY_ERRORS.approvalAlreadyDecided(refusal.status);
     case 'same_signer':
       return GATEWAY_ERRORS.alreadySigned(refusal.actor);
+    case 'card_used':
+      return GATEWAY_ERRORS.alreadyProcessed;
   }
 }
 
