@@ -182,7 +182,7 @@ describe.each(backends())('second signers on %s', (backend) => {
       what: 'the first card edited',
     });
     expect(first.text).toContain(`Approval: ${approvalId}`);
-    expect(first.text).toContain('Signed by console_bob');
+    expect(first.text).toContain('First of two signatures by console_bob');
     // What the chat shows of the approval names the first signer, and one card is left to press.
     const shown = (await cardRows()).map((row) => tg.message(row.message_id!)!);
     expect(shown.every((message) => message.text.includes('console_bob'))).toBe(true);
@@ -250,7 +250,7 @@ describe.runIf(backends().includes('distributed'))('second signers on PostgreSQL
         what: 'the first card edited',
       });
       expect(first.text).toContain(`Approval: ${approvalId}`);
-      expect(first.text).toContain('Signed by console_bob');
+      expect(first.text).toContain('First of two signatures by console_bob');
     } finally {
       await locker.end();
       await tg.close();

@@ -87,6 +87,9 @@ export async function decideApproval(
   return outcome;
 }
 
+/** The first signer's card reads "First of two signatures by <signer> · <time>". */
+const FIRST_SIGNATURE = 'First of two signatures';
+
 /**
  * CONTRACT: critical approvals need two distinct signers. The first signer's card used its
  * nonce, so it is closed and a fresh card (a new nonce) goes out for the second signer, only
@@ -96,7 +99,7 @@ export async function decideApproval(
 async function askSecondSigner(deps: DecisionDeps, approvalId: string, actor: string) {
   const { services, cards } = deps;
   const db = services.store.db;
-  await cards.markDecided(approvalId, `Signed by ${actor}; waiting for a second signer`, actor);
+  await cards.markDecided(approvalId, FIRST_SIGNATURE, actor);
   if (!(await stillPending(services, approvalId))) return;
   // A card still on its way counts too: its sender shows the signature once it is sent.
   const latest = (await cardsOfApproval(db, approvalId))
