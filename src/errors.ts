@@ -96,6 +96,8 @@ export const errors = {
   tooManyAlerts: (count: number, limit: number) =>
     new HttpError(413, `Too many alerts in one body: ${count} (limit ${limit})`),
   feedFull: () => new HttpError(503, 'Too many live feed streams open; retry later'),
+  // CONTRACT, Under races, crashes and abuse: the feed's Redis is down or hangs
+  feedUnavailable: () => new HttpError(503, 'Event feed unavailable', UNAVAILABLE_RETRY_AFTER_S),
   // A request that reaches a replica after its shutdown began: another replica (or this one,
   // restarted) takes the retry.
   shuttingDown: () => new HttpError(503, 'The service is shutting down; retry the request'),

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
+import { openFeed } from '../helpers/feed-client.js';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private-services.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -56,6 +57,7 @@ describe('a Redis that accepts connections and never answers', () => {
       backend: 'distributed',
       env: { REDIS_URL: redis.url, OPERATOR_KEYS: 'alice:alice-key', SIGNAL_CONSUMER: 'false' },
     });
+    await test.app.listen({ port: 0, host: '127.0.0.1' });
   }, 30_000);
 
   afterAll(async () => {
@@ -131,5 +133,28 @@ describe('a Redis that accepts connections and never answers', () => {
       },
       { what: 'the approved execution run after Redis came back', timeoutMs: 30_000 },
     );
+  });
+
+  // No stream was opened before: the feed's subscription is made now, on the hung Redis.
+  it('refuses a live feed stream 503 with Retry-After within 2 s, and opens one once Redis answers', async () => {
+    redis.freeze();
+    try {
+      const { value: refused, ms } = await timed(() => test.app.inject('/api/v1/events'));
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json()).toEqual({ detail: 'Event feed unavailable' });
+      expect(refused.headers['retry-after']).toBe('5');
+      expect(ms).toBeLessThanOrEqual(ANSWER_BOUND_MS);
+    } finally {
+      redis.thaw();
+    }
+    const started = Date.now();
+    for (;;) {
+      const feed = await openFeed(test.app);
+      const status = feed.response.status;
+      await feed.close();
+      if (status === 200) break;
+      expect(Date.now() - started).toBeLessThanOrEqual(RECOVERY_BOUND_MS);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   });
 });

@@ -8,6 +8,7 @@ import { endStreamsOnClose, STREAM_HEADERS } from '../../http/event-stream.js';
 import { hijackKeepingHeaders } from '../../http/security-headers.js';
 import { compareFeedIds, FEED_KEPT_EVENTS, type FeedEntry } from '../../ports/event-feed.js';
 import type { Services } from '../../services.js';
+import { withDeadline } from '../../support/deadline.js';
 import { createStreamSlots } from './stream-slots.js';
 
 export interface EventsRoutesOptions {
@@ -17,6 +18,8 @@ export interface EventsRoutesOptions {
 }
 
 const HEARTBEAT_MS = 15_000;
+/** How long a stream waits for its live subscription before it is refused. */
+const SUBSCRIBE_WAIT_MS = 1000;
 /** CONTRACT, Hostile clients: streams one client address may hold open. */
 const STREAMS_PER_CLIENT = 20;
 /** Seconds a refused client is asked to wait: about how long a stream takes to be replaced. */
@@ -93,9 +96,24 @@ async function openFeed(
     last = entry.id;
     if (behind.write(frame(entry)) > BEHIND_LIMIT_EVENTS) endStream?.();
   };
-  const unsubscribe = await services.feed.subscribe((entry) => {
+  const subscribing = services.feed.subscribe((entry) => {
     if (replaying) waiting.push(entry);
     else send(entry);
+  });
+  // CONTRACT, Under races, crashes and abuse: a Redis that hangs fails the stream within
+  // 2 s; a subscription confirmed after that is ended at once.
+  const unsubscribe = await withDeadline(
+    subscribing,
+    SUBSCRIBE_WAIT_MS,
+    () => new Error('event feed: no subscription in time'),
+  ).catch((error: unknown) => {
+    subscribing
+      .then(
+        (late) => late(),
+        () => undefined,
+      )
+      .catch(() => undefined);
+    throw error;
   });
   raw.writeHead(200, STREAM_HEADERS);
   behind.write(': feed open\n\n', false);
@@ -208,8 +226,12 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
         release();
         services.log.warn({ err: error }, 'event feed: stream not opened');
         if (!reply.raw.headersSent) {
-          reply.raw.writeHead(503, { 'content-type': 'application/json' });
-          reply.raw.end(JSON.stringify({ detail: 'Event feed unavailable' }));
+          const { detail, retryAfterS } = errors.feedUnavailable();
+          reply.raw.writeHead(503, {
+            'content-type': 'application/json',
+            'retry-after': String(retryAfterS),
+          });
+          reply.raw.end(JSON.stringify({ detail }));
         } else reply.raw.end();
       }
     },
