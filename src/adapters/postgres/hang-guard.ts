@@ -1,6 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { withDeadline } from '../../support/deadline.js';
+import { errorCode } from '../sql/sql-support.js';
 
 /**
  * CONTRACT, Under races, crashes and abuse: a PostgreSQL that accepts connections but never
@@ -17,6 +18,9 @@ const REPROBE_EVERY_MS = 500;
 /** How often the waiting queries are looked at for one older than SUSPECT_AFTER_MS. */
 const LOOK_EVERY_MS = 100;
 
+/** A code the server sent (socket errors, EPIPE included, start with a letter). */
+const SQLSTATE = /^[0-9][0-9A-Z]{4}$/;
+
 /** SQLSTATE 08006 connection_failure: the store reads it as unavailable (a 503). */
 export class ServerHungError extends Error {
   readonly code = '08006';
@@ -25,6 +29,9 @@ export class ServerHungError extends Error {
     this.name = 'ServerHungError';
   }
 }
+
+/** No code: not an answer of the server's. */
+const unanswered = () => new Error('PostgreSQL did not answer the probe in time');
 
 export interface HangGuard {
   /** The pool Kysely is given: checkouts and queries fail at once while the server hangs. */
@@ -59,16 +66,18 @@ export function guardAgainstHang(pool: pg.Pool, connectionString: string): HangG
         });
         fresh.on('error', () => undefined);
         prober = fresh;
-        await withDeadline(fresh.connect(), PROBE_TIMEOUT_MS, () => new ServerHungError());
+        await withDeadline(fresh.connect(), PROBE_TIMEOUT_MS, unanswered);
       }
-      await withDeadline(prober.query('select 1'), PROBE_TIMEOUT_MS, () => new ServerHungError());
+      await withDeadline(prober.query('select 1'), PROBE_TIMEOUT_MS, unanswered);
       return true;
-    } catch {
+    } catch (error) {
       // A connection that went unanswered stays behind the unanswered query: a new one next.
       const dropped = prober;
       prober = undefined;
       dropped?.end().catch(() => undefined);
-      return false;
+      // A refusal with a SQLSTATE (too many connections, starting up) is an answer: the
+      // server is not hung, and the waiting queries get their own answers or errors.
+      return SQLSTATE.test(errorCode(error) ?? '');
     }
   }
 
