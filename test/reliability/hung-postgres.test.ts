@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/build-app.js';
+import { buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 import { type FrozenPostgres, freezePostgres } from '../helpers/frozen-postgres.js';
 import {
   type PrivatePostgres,
@@ -22,7 +22,8 @@ const ANSWER_BOUND_MS = 2500;
 /** The contract's 5 s from the server answering again. */
 const RECOVERY_BOUND_MS = 5000;
 const OPERATOR = { 'x-operator-id': 'alice', 'x-operator-key': 'alice-key' };
-const UNAVAILABLE = { detail: 'Database unavailable' };
+const UNAVAILABLE = 'Database unavailable';
+const SIGNAL = { source: 'grafana', alert_name: 'HighLatency', target: 'api' };
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = Date.now();
@@ -84,9 +85,14 @@ describe.skipIf(!postgresBinDir())(
 
       frozen = await freezePostgres(server);
       try {
-        const requests: Array<[string, () => ReturnType<typeof openIncident>]> = [
+        const requests: Array<[string, () => ReturnType<typeof openIncident>, string?]> = [
           ['a list', () => test.app.inject('/api/v1/incidents')],
           ['an alert', () => openIncident(test.app, 'svc-during')],
+          [
+            'a signal',
+            () => postSigned(test.app, '/api/v1/webhooks/signals', SIGNAL),
+            'Failed to produce signal: Database unavailable',
+          ],
           [
             'a console decision',
             () =>
@@ -99,12 +105,12 @@ describe.skipIf(!postgresBinDir())(
           ],
           ['the list again', () => test.app.inject('/api/v1/incidents')],
         ];
-        for (const [what, request] of requests) {
+        for (const [what, request, detail = UNAVAILABLE] of requests) {
           const { value: response, ms } = await timed(request);
           expect({ what, status: response.statusCode, body: response.json() }).toEqual({
             what,
             status: 503,
-            body: UNAVAILABLE,
+            body: { detail },
           });
           expect(response.headers['retry-after']).toBe('5');
           expect(ms).toBeLessThanOrEqual(ANSWER_BOUND_MS);
