@@ -6,6 +6,8 @@ export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     readonly detail: string,
+    /** Sent as `Retry-After` (seconds) when set. */
+    readonly retryAfterS?: number,
   ) {
     super(detail);
     this.name = 'HttpError';
@@ -23,11 +25,20 @@ export const BODY_PROBLEMS = {
   notJson: (reason: string) => `Request body is not valid JSON: ${reason}`,
 } as const;
 
+/** How long a client is asked to wait when a dependency is down or hung: about a restart's. */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+
 export const errors = {
   // spec, Authentication: "Rejection: HTTP 401, detail `HMAC verification failed: <reason>`"
   hmacFailed: (reason: string) => new HttpError(401, `HMAC verification failed: ${reason}`),
-  // spec, Errors: signal webhook
-  signalNotProduced: (reason: string) => new HttpError(500, `Failed to produce signal: ${reason}`),
+  // spec, Errors: signal webhook; CONTRACT, Under races, crashes and abuse: a 503 to retry
+  // when the stream's dependency is down or hangs.
+  signalNotProduced: (reason: string, dependencyDown = false) =>
+    new HttpError(
+      dependencyDown ? 503 : 500,
+      `Failed to produce signal: ${reason}`,
+      dependencyDown ? UNAVAILABLE_RETRY_AFTER_S : undefined,
+    ),
   // CONTRACT, Signals under overload: refused rather than accepted and trimmed away unhandled
   signalBacklogFull: (count: number) =>
     new HttpError(503, `Failed to produce signal: backlog full (${count} signals not yet handled)`),
@@ -47,7 +58,10 @@ export const errors = {
   notFound: (what: string, id: string) => new HttpError(404, `${what} not found: ${id}`),
   routeNotFound: (method: string, url: string) =>
     new HttpError(404, `No route for ${method} ${url}`),
-  databaseUnavailable: () => new HttpError(503, 'Database unavailable'),
+  databaseUnavailable: () => new HttpError(503, 'Database unavailable', UNAVAILABLE_RETRY_AFTER_S),
+  // CONTRACT, Under races, crashes and abuse: `dependency` is `Redis`
+  dependencyUnavailable: (dependency: string) =>
+    new HttpError(503, `${dependency} unavailable`, UNAVAILABLE_RETRY_AFTER_S),
   // CONTRACT, Operator console: a decision from the page needs an operator of OPERATOR_KEYS
   operatorInvalid: () => new HttpError(401, 'Invalid operator credentials'),
   decisionRefused: (status: number, message: string) => new HttpError(status, message),
@@ -87,6 +101,8 @@ export const errors = {
   tooManyAlerts: (count: number, limit: number) =>
     new HttpError(413, `Too many alerts in one body: ${count} (limit ${limit})`),
   feedFull: () => new HttpError(503, 'Too many live feed streams open; retry later'),
+  // CONTRACT, Under races, crashes and abuse: the feed's Redis is down or hangs
+  feedUnavailable: () => new HttpError(503, 'Event feed unavailable', UNAVAILABLE_RETRY_AFTER_S),
   // A request that reaches a replica after its shutdown began: another replica (or this one,
   // restarted) takes the retry.
   shuttingDown: () => new HttpError(503, 'The service is shutting down; retry the request'),

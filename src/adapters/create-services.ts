@@ -30,7 +30,7 @@ import {
 import { sharedBlockReads } from './rate-limiter/shared-block-reads.js';
 import { createBullmqJobs } from './redis/bullmq-jobs.js';
 import { createRedisBus } from './redis/redis-bus.js';
-import { BOUNDED_REDIS_OPTIONS } from './redis/redis-connections.js';
+import { BOUNDED_REDIS_OPTIONS, createRedisHangWatch } from './redis/redis-connections.js';
 import { createRedisEventFeed } from './redis/redis-event-feed.js';
 import { createRedisLeases } from './redis/redis-leases.js';
 import { createRedisOnceKeys } from './redis/redis-once-keys.js';
@@ -131,6 +131,8 @@ export async function createServices(
     lazyConnect: true,
   });
   redis.on('error', (error) => log.warn({ err: error }, 'redis: connection error'));
+  const hangWatch = createRedisHangWatch();
+  hangWatch.watch(redis);
   try {
     await redis.connect();
   } catch (error) {
@@ -145,7 +147,10 @@ export async function createServices(
     bus,
     feed: createRedisEventFeed(redis, bus, prefix),
     once: rememberingOnceKeys(createRedisOnceKeys(redis, prefix), clock),
-    jobs: withGivenUpSeries(createBullmqJobs(config.redisUrl, prefix, log, { onGivenUp }), metrics),
+    jobs: withGivenUpSeries(
+      createBullmqJobs(config.redisUrl, prefix, log, { onGivenUp, hangWatch }),
+      metrics,
+    ),
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),
     failures: sharedBlockReads(createRedisCredentialFailures(redis, prefix)),
     dependencies: [

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors, HttpError } from '../errors.js';
+import { DependencyUnavailableError } from '../ports/unavailable.js';
 import { NO_CONTROL_CHARACTERS } from './schema-types.js';
 import { API_SECURITY_HEADERS } from './security-headers.js';
 
@@ -105,8 +106,6 @@ export function answerFrameworkError(
 
 /** How long a client is asked to wait after the database ran out of disk space. */
 const STORAGE_FULL_RETRY_AFTER_S = 30;
-/** How long after a failed database connection: about a restart's length. */
-const DATABASE_UNAVAILABLE_RETRY_AFTER_S = 5;
 
 export function registerErrorHandler(
   app: FastifyInstance,
@@ -117,20 +116,23 @@ export function registerErrorHandler(
   },
 ): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const database = options.isStorageFull(error)
+    const dependency = options.isStorageFull(error)
       ? { failure: errors.storageFull(), retryAfterS: STORAGE_FULL_RETRY_AFTER_S }
       : options.isUnavailable(error)
-        ? { failure: errors.databaseUnavailable(), retryAfterS: DATABASE_UNAVAILABLE_RETRY_AFTER_S }
-        : undefined;
-    if (database) {
-      const { detail, statusCode } = database.failure;
+        ? { failure: errors.databaseUnavailable() }
+        : error instanceof DependencyUnavailableError
+          ? { failure: errors.dependencyUnavailable(error.dependency) }
+          : undefined;
+    if (dependency) {
+      const { detail, statusCode, retryAfterS } = dependency.failure;
       request.log.error({ err: error }, detail);
-      reply.header('retry-after', String(database.retryAfterS));
+      reply.header('retry-after', String(dependency.retryAfterS ?? retryAfterS));
       return reply.status(statusCode).send({ detail });
     }
     const known = toHttpError(error, options.bodyLimitBytes, request.headers['content-type']);
     if (known) {
       if (known.statusCode >= 500) request.log.error({ err: error }, known.detail);
+      if (known.retryAfterS !== undefined) reply.header('retry-after', String(known.retryAfterS));
       return reply.status(known.statusCode).send({ detail: known.detail });
     }
     request.log.error({ err: error }, 'unhandled error');

@@ -9,6 +9,13 @@ export interface FeedEvent {
   [field: string]: unknown;
 }
 
+/**
+ * CONTRACT, Under races, crashes and abuse: the feed keeps the last 10,000 events, a client
+ * resumes with `Last-Event-ID` from any of them, and a stream is ended only when its client
+ * is more than this many events behind.
+ */
+export const FEED_KEPT_EVENTS = 10_000;
+
 /** An event with its feed id: `<milliseconds>-<sequence>`, rising in feed order. */
 export interface FeedEntry {
   id: string;

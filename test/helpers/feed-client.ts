@@ -22,11 +22,15 @@ export async function openFeed(
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
+  let ended = false;
   const reading = (async () => {
     try {
       for (;;) {
         const { value, done } = await reader.read();
-        if (done) return;
+        if (done) {
+          ended = true;
+          return;
+        }
         text += decoder.decode(value, { stream: true });
         let end = text.indexOf('\n\n');
         while (end >= 0) {
@@ -39,12 +43,15 @@ export async function openFeed(
         }
       }
     } catch {
-      // aborted
+      // aborted, or cut off by the server
+      ended = true;
     }
   })();
   return {
     response,
     frames,
+    /** Whether the stream has ended (by the server, or by close()). */
+    ended: () => ended,
     async until(predicate: (frames: FeedFrame[]) => boolean, what: string) {
       const deadline = Date.now() + 10_000;
       while (!predicate(frames)) {

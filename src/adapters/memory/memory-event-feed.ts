@@ -1,7 +1,7 @@
-import type { EventFeedPort, FeedEntry } from '../../ports/event-feed.js';
+import { type EventFeedPort, FEED_KEPT_EVENTS, type FeedEntry } from '../../ports/event-feed.js';
 
 /** The embedded feed: one process, a ring of the newest `capacity` entries. */
-export function createMemoryEventFeed(capacity = 1000): EventFeedPort {
+export function createMemoryEventFeed(capacity = FEED_KEPT_EVENTS): EventFeedPort {
   const entries: FeedEntry[] = [];
   const listeners = new Set<(entry: FeedEntry) => void>();
   let lastMs = 0;

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Store, Tables } from '../../ports/store.js';
 import { errorCode, pruneLockRows, runMigrations } from '../sql/sql-support.js';
+import { guardAgainstHang } from './hang-guard.js';
 import { lockingTransaction } from './locking-transactions.js';
 import { createPgWakeups } from './pg-wakeups.js';
 
@@ -70,7 +71,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   // waiting between its queries gets the same error with no listener at all; its next query
   // fails ("not queryable"), which the caller sees, and the pool discards it on release.
   pool.on('connect', (client) => client.on('error', () => {}));
-  const dialect = new PostgresDialect({ pool });
+  // A server that accepts connections but never answers fails requests within 2 s.
+  const guard = guardAgainstHang(pool, options.url);
+  const dialect = new PostgresDialect({ pool: guard.pool });
   const db = new Kysely<Tables>({ dialect });
   await runMigrations(db, 'postgres', schema);
   const wakeups = createPgWakeups({ url: options.url, schema }, (error) =>
@@ -96,6 +99,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     wakeups,
     async close() {
       clearInterval(pruning);
+      await guard.close();
       await wakeups.close();
       await db.destroy();
     },

@@ -9,7 +9,12 @@ import {
   JobQueueClosedError,
 } from '../../ports/jobs.js';
 import { settledWithin, withDeadline } from '../../support/deadline.js';
-import { asRedisFailure, BOUNDED_REDIS_OPTIONS, REDIS_WAIT_MS } from './redis-connections.js';
+import {
+  asRedisFailure,
+  BOUNDED_REDIS_OPTIONS,
+  REDIS_WAIT_MS,
+  type RedisHangWatch,
+} from './redis-connections.js';
 
 /** How long a running job's lock lasts unless renewed; see the worker options. */
 const JOB_LOCK_MS = 20_000;
@@ -24,6 +29,8 @@ export interface BullmqJobsOptions {
    * running it, is failed by a script, not a worker, and is not told.)
    */
   onGivenUp?: (jobName: string) => void;
+  /** Shares hangs found on the queues' bounded connection with the app's own. */
+  hangWatch?: RedisHangWatch;
 }
 
 const HOUR_S = 60 * 60;
@@ -107,6 +114,7 @@ export function createBullmqJobs(
       queueConnection.on('error', (error) =>
         log.warn({ err: error }, 'jobs: redis queue connection error'),
       );
+      options.hangWatch?.watch(queueConnection);
       watchReconnects(queueConnection);
     }
     return queueConnection;

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { BusPort } from '../../ports/bus.js';
-import type { EventFeedPort, FeedEntry } from '../../ports/event-feed.js';
+import { type EventFeedPort, FEED_KEPT_EVENTS, type FeedEntry } from '../../ports/event-feed.js';
 import { groupCommit } from '../../support/group-commit.js';
 
 /**
@@ -12,7 +12,7 @@ export function createRedisEventFeed(
   redis: Redis,
   bus: BusPort,
   prefix: string,
-  capacity = 1000,
+  capacity = FEED_KEPT_EVENTS,
 ): EventFeedPort {
   const key = `${prefix}feed:events`;
   // Messages carry an array of entries; the topic's name changed with the shape, so a replica

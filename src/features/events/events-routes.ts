@@ -6,8 +6,9 @@ import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
 import { endStreamsOnClose, STREAM_HEADERS } from '../../http/event-stream.js';
 import { hijackKeepingHeaders } from '../../http/security-headers.js';
-import { compareFeedIds, type FeedEntry } from '../../ports/event-feed.js';
+import { compareFeedIds, FEED_KEPT_EVENTS, type FeedEntry } from '../../ports/event-feed.js';
 import type { Services } from '../../services.js';
+import { withDeadline } from '../../support/deadline.js';
 import { createStreamSlots } from './stream-slots.js';
 
 export interface EventsRoutesOptions {
@@ -17,14 +18,21 @@ export interface EventsRoutesOptions {
 }
 
 const HEARTBEAT_MS = 15_000;
-/** Bytes a stream may have waiting for its client before it is ended. */
-const UNREAD_LIMIT_BYTES = 64 * 1024;
+/** How long a stream waits for its live subscription before it is refused. */
+const SUBSCRIBE_WAIT_MS = 1000;
 /** CONTRACT, Hostile clients: streams one client address may hold open. */
 const STREAMS_PER_CLIENT = 20;
 /** Seconds a refused client is asked to wait: about how long a stream takes to be replaced. */
 const RETRY_AFTER_SECONDS = 10;
-/** How many buffered events one resume replays at most (the buffer holds about 1000). */
-const REPLAY_LIMIT = 1000;
+/** How many buffered events one resume replays at most: all the buffer keeps. */
+const REPLAY_LIMIT = FEED_KEPT_EVENTS;
+/**
+ * CONTRACT, Under races, crashes and abuse: a stream is ended once more than this many of
+ * its events wait in the service for its client. Counted in events, not bytes: a burst (a
+ * 1,000-alert body is some 2,000 events) is written in one turn of the event loop, faster
+ * than any client reads, and must reach a client that keeps reading.
+ */
+const BEHIND_LIMIT_EVENTS = FEED_KEPT_EVENTS;
 const FEED_ID = /^\d{1,15}-\d{1,9}$/;
 
 const frame = (entry: FeedEntry) => `id: ${entry.id}\ndata: ${JSON.stringify(entry.event)}\n\n`;
@@ -33,6 +41,32 @@ const frame = (entry: FeedEntry) => `id: ${entry.id}\ndata: ${JSON.stringify(ent
 function lastEventIdOf(header: unknown, query: unknown): string | undefined {
   const value = (Array.isArray(header) ? header[0] : header) ?? query;
   return typeof value === 'string' && FEED_ID.test(value.trim()) ? value.trim() : undefined;
+}
+
+/**
+ * Writes to `raw`, counting the events it still holds: Node's buffer of a response only
+ * knows bytes, so each event's end offset is kept until the buffer has let go of it.
+ */
+function unflushedEvents(raw: ServerResponse) {
+  let written = 0;
+  const ends: number[] = [];
+  let first = 0;
+  return {
+    /** Writes `text` (an event unless told otherwise); answers how many events wait. */
+    write(text: string, isEvent = true): number {
+      raw.write(text);
+      written += Buffer.byteLength(text);
+      if (isEvent) ends.push(written);
+      const flushed = written - raw.writableLength;
+      while (first < ends.length && (ends[first] as number) <= flushed) first += 1;
+      // Compacted now and then rather than shifted per event.
+      if (first > 1024 && first * 2 > ends.length) {
+        ends.splice(0, first);
+        first = 0;
+      }
+      return ends.length - first;
+    },
+  };
 }
 
 /**
@@ -50,22 +84,39 @@ async function openFeed(
   let replaying = true;
   const waiting: FeedEntry[] = [];
   // A client that does not read would have every later event kept for it in memory: once
-  // more than UNREAD_LIMIT_BYTES wait beyond what the replay left, its stream ends, and it
-  // resumes from Last-Event-ID when it reads again.
-  let unreadLimit = Number.POSITIVE_INFINITY;
+  // more than BEHIND_LIMIT_EVENTS wait in the response's buffer, its stream ends, and it
+  // resumes from Last-Event-ID when it reads again. The kernel's socket buffers hold some
+  // more, so a stream ended is always more than the limit behind.
+  const behind = unflushedEvents(raw);
+  let ended = false;
   let endStream: (() => void) | undefined;
   const send = (entry: FeedEntry) => {
+    if (ended) return;
     if (last !== undefined && compareFeedIds(entry.id, last) <= 0) return;
     last = entry.id;
-    raw.write(frame(entry));
-    if (raw.writableLength > unreadLimit) endStream?.();
+    if (behind.write(frame(entry)) > BEHIND_LIMIT_EVENTS) endStream?.();
   };
-  const unsubscribe = await services.feed.subscribe((entry) => {
+  const subscribing = services.feed.subscribe((entry) => {
     if (replaying) waiting.push(entry);
     else send(entry);
   });
+  // CONTRACT, Under races, crashes and abuse: a Redis that hangs fails the stream within
+  // 2 s; a subscription confirmed after that is ended at once.
+  const unsubscribe = await withDeadline(
+    subscribing,
+    SUBSCRIBE_WAIT_MS,
+    () => new Error('event feed: no subscription in time'),
+  ).catch((error: unknown) => {
+    subscribing
+      .then(
+        (late) => late(),
+        () => undefined,
+      )
+      .catch(() => undefined);
+    throw error;
+  });
   raw.writeHead(200, STREAM_HEADERS);
-  raw.write(': feed open\n\n');
+  behind.write(': feed open\n\n', false);
   // CONTRACT, Hostile clients: without Last-Event-ID a stream starts with the events after
   // it opened, so reconnecting in a loop cannot make the service send its buffer each time.
   if (lastEventId !== undefined) {
@@ -77,9 +128,7 @@ async function openFeed(
   }
   replaying = false;
   for (const entry of waiting.splice(0)) send(entry);
-  unreadLimit = raw.writableLength + UNREAD_LIMIT_BYTES;
-  const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
-  let ended = false;
+  const heartbeat = setInterval(() => behind.write(': heartbeat\n\n', false), heartbeatMs);
   const end = () => {
     if (ended) return;
     ended = true;
@@ -88,7 +137,12 @@ async function openFeed(
     raw.end();
     onEnd();
   };
-  endStream = end;
+  // Cut rather than ended: what waits for the client would otherwise stay in memory until it
+  // reads it all, and it resumes from the last event it read anyway.
+  endStream = () => {
+    end();
+    raw.destroy();
+  };
   raw.on('close', end);
   // A client that left during the replay is gone already: its 'close' will not come again.
   if (raw.destroyed) end();
@@ -130,7 +184,7 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
       schema: {
         summary: 'Server-sent events of incidents, approvals, signals and analyses, live',
         description:
-          'Each event is `data: {"type", "at", …ids}` with an `id:`; send `Last-Event-ID` (or `?last_event_id=`) to resume from the buffer of the latest ~1000 events.',
+          'Each event is `data: {"type", "at", …ids}` with an `id:`; send `Last-Event-ID` (or `?last_event_id=`) to resume from the buffer of the latest 10,000 events. A stream more than 10,000 events behind its client is ended.',
         tags: ['read API'],
         querystring: Type.Object({ last_event_id: Type.Optional(Type.String()) }),
         response: {
@@ -172,8 +226,12 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
         release();
         services.log.warn({ err: error }, 'event feed: stream not opened');
         if (!reply.raw.headersSent) {
-          reply.raw.writeHead(503, { 'content-type': 'application/json' });
-          reply.raw.end(JSON.stringify({ detail: 'Event feed unavailable' }));
+          const { detail, retryAfterS } = errors.feedUnavailable();
+          reply.raw.writeHead(503, {
+            'content-type': 'application/json',
+            'retry-after': String(retryAfterS),
+          });
+          reply.raw.end(JSON.stringify({ detail }));
         } else reply.raw.end();
       }
     },

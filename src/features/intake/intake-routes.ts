@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
+import { DependencyUnavailableError } from '../../ports/unavailable.js';
 import type { Services } from '../../services.js';
 import {
   AlertDeliveryBody,
@@ -25,6 +26,7 @@ import {
 import { acceptJsonOfAnyType, refuseUnsignedEarly, verifySignedWebhook } from './signed-json.js';
 
 const ErrorBody = Type.Object({ detail: Type.String() });
+
 const signatureHeaders = Type.Object({
   'x-signature-256': Type.Optional(Type.String({ description: 'sha256=<hex HMAC of the body>' })),
   'x-signature-timestamp': Type.Optional(
@@ -46,6 +48,16 @@ export async function intakeRoutes(
   app.addHook('preValidation', verifySignedWebhook(services));
   const { stream, metrics, clock } = services;
   const backlog = createSignalBacklog(services);
+  /** A stream that is down or hung is a 503 to retry (CONTRACT, Under races, crashes and abuse). */
+  const signalFailure = (error: unknown) => {
+    if (error instanceof DependencyUnavailableError) {
+      return errors.signalNotProduced(error.message, true);
+    }
+    if (services.store.isUnavailable(error)) {
+      return errors.signalNotProduced(errors.databaseUnavailable().detail, true);
+    }
+    return errors.signalNotProduced((error as Error).message);
+  };
 
   app.post(
     '/webhooks/signals',
@@ -76,7 +88,7 @@ export async function intakeRoutes(
         unhandled = (await backlog.current()).count;
       } catch (error) {
         request.log.error({ err: error }, 'signal backlog not read');
-        throw errors.signalNotProduced((error as Error).message);
+        throw signalFailure(error);
       }
       if (unhandled >= SIGNALS_BACKLOG_LIMIT) {
         // Back-pressure, not a fault: answered here, without an error log line per request
@@ -90,7 +102,7 @@ export async function intakeRoutes(
         messageId = await stream.append(SIGNALS_STREAM, fields, SIGNALS_STREAM_MAX_LENGTH);
       } catch (error) {
         request.log.error({ err: error }, 'signal not written to the stream');
-        throw errors.signalNotProduced((error as Error).message);
+        throw signalFailure(error);
       }
       backlog.noteAccepted();
       metrics.signalsProduced.labels(signal.severity ?? 'warning').inc();
