@@ -1,4 +1,9 @@
-import { type CompiledMatcher, compileMatcher, matchesLabels } from './silence-matchers.js';
+import type { RegexPrograms } from './regex-programs.js';
+import {
+  type CompiledMatcher,
+  compileSilenceMatchers,
+  matchesLabels,
+} from './silence-matchers.js';
 import type { Silence } from './silence-records.js';
 
 /** An unexpired silence with its matchers compiled once. */
@@ -24,11 +29,14 @@ export class SilenceCache {
   private byLabel = new Map<string, Map<string, CachedSilence[]>>();
   private unindexed: CachedSilence[] = [];
 
+  /** `programs` compiles a regex when an alert first needs it, within its heap budget. */
+  constructor(private readonly programs: RegexPrograms) {}
+
   get size(): number {
     return this.entries.size;
   }
 
-  /** Puts a silence in (compiling it unless this version is already held) or takes it out. */
+  /** Puts a silence in (unless this version is already held) or takes it out. */
   put(silence: Silence, now: number): void {
     if (this.hold(silence, now)) this.reindex();
   }
@@ -45,7 +53,7 @@ export class SilenceCache {
       endsAt: silence.endsAt,
       updatedAt: silence.updatedAt,
       createdBy: silence.createdBy,
-      matchers: silence.matchers.map(compileMatcher),
+      matchers: compileSilenceMatchers(silence.matchers, this.programs),
     });
     return true;
   }

@@ -90,6 +90,16 @@ export async function silencesEndingAfter(db: Db, after: number): Promise<Silenc
   return rows.map(silenceOf);
 }
 
+/** How many silences end after `now`: the unexpired ones, which SILENCES_MAX bounds. */
+export async function countSilencesEndingAfter(db: Db, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('silences')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('ends_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 /**
  * Adds muted alerts to a silence's count and its recent list, under the silence's lock so
  * replicas adding at once keep every count.

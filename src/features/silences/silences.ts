@@ -1,11 +1,14 @@
-import { errors } from '../../errors.js';
+import { errors, SILENCE_PROBLEMS } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { timeOrderedId } from '../../support/time-ordered-id.js';
 import { publishEvent } from '../events/feed-events.js';
+import { RegexPrograms } from './regex-programs.js';
 import { SilenceCache } from './silence-cache.js';
 import { type FilterMatcher, silenceMatchesFilter } from './silence-filter.js';
+import { compileSilenceMatchers, matchesLabels } from './silence-matchers.js';
 import {
   addMutedAlerts,
+  countSilencesEndingAfter,
   findSilence,
   insertSilence,
   type MutedAlert,
@@ -25,6 +28,19 @@ const FULL_RELOAD_MS = 30_000;
 /** Alertmanager's default `--data.retention`: expired silences stay listed this long. */
 export const EXPIRED_RETENTION_MS = 120 * 60 * 60 * 1000;
 const EXPIRY_EVENT_TTL_S = 7 * 24 * 60 * 60;
+/**
+ * Estimated heap of the compiled regexes one replica keeps (CONTRACT, Under races, crashes
+ * and abuse: 10,000 silences at their limits "fit in 256 MiB of heap"): room for thousands of
+ * ordinary patterns, or a hundred at the 64 KiB limit; the rest are compiled again when needed.
+ */
+const REGEX_PROGRAMS_HEAP_BYTES = 64 * 1024 * 1024;
+/** Serializes the count check and the write of a silence across replicas. */
+const COUNT_LOCK = 'silences:count';
+
+/** A silence that mutes, or will mute once it starts, an incident's labels. */
+export interface MatchingSilence extends Silence {
+  state: 'active' | 'pending';
+}
 
 export interface Silences {
   /** Loads the unexpired silences and listens for changes from other replicas. */
@@ -39,11 +55,20 @@ export interface Silences {
   expire(id: string): Promise<void>;
   find(id: string): Promise<Silence | undefined>;
   list(filter: readonly FilterMatcher[], creators: readonly string[]): Promise<Silence[]>;
+  /**
+   * The silences not expired whose every matcher matches `labels` (CONTRACT, Silences, as
+   * Alertmanager matches), ending soonest first. Read from the database, so every replica
+   * answers alike.
+   */
+  matching(labels: Readonly<Record<string, string>>): Promise<MatchingSilence[]>;
 }
 
 export function createSilences(services: Services): Silences {
-  const { store, bus, clock, log, metrics, once } = services;
-  const cache = new SilenceCache();
+  const { store, bus, clock, log, metrics, once, config } = services;
+  const programs = new RegexPrograms(REGEX_PROGRAMS_HEAP_BYTES, (pattern, reason) =>
+    log.warn({ pattern: pattern.slice(0, 128), reason }, 'silences: a stored regex is unusable'),
+  );
+  const cache = new SilenceCache(programs);
   let muted = new Map<string, MutedAlert[]>();
   let timers: NodeJS.Timeout[] = [];
   let unsubscribe: (() => Promise<void>) | undefined;
@@ -131,6 +156,7 @@ export function createSilences(services: Services): Silences {
       await unsubscribe?.().catch(() => undefined);
       unsubscribe = undefined;
       await flushMuted();
+      programs.clear();
     },
 
     mutedBy(labels) {
@@ -146,10 +172,28 @@ export function createSilences(services: Services): Silences {
     },
 
     async save(body) {
-      const fields = validatedSilence(body, clock.now());
+      const now = clock.now();
+      const validated = validatedSilence(body, now, config.silenceMaxBytes);
+      const { fields } = validated;
       const id = body.id ?? timeOrderedId();
-      if (body.id === undefined) await insertSilence(store.db, id, fields);
-      else if (!(await replaceSilence(store.db, id, fields))) throw errors.notFound('Silence', id);
+      // CONTRACT, Under races, crashes and abuse: the count and the write under one lock
+      // (a mutex row on PostgreSQL, the write lock on SQLite), so replicas creating at once
+      // never pass SILENCES_MAX together.
+      await store.withLock(COUNT_LOCK, async (tx) => {
+        const replaced = body.id === undefined ? undefined : await findSilence(tx, id);
+        if (body.id !== undefined && !replaced) throw errors.notFound('Silence', id);
+        // Replacing an unexpired silence keeps the count; a new one, or an expired one
+        // renewed, adds one.
+        if (!replaced || replaced.endsAt <= now) {
+          const unexpired = await countSilencesEndingAfter(tx, now);
+          if (unexpired >= config.silencesMax) {
+            throw errors.silenceInvalid(SILENCE_PROBLEMS.tooMany(config.silencesMax));
+          }
+        }
+        if (replaced) await replaceSilence(tx, id, fields);
+        else await insertSilence(tx, id, fields);
+      });
+      for (const [pattern, program] of validated.programs) programs.keep(pattern, program);
       await changed(id);
       publishEvent(services, 'silence.created', { silence_id: id, actor: fields.createdBy });
       return id;
@@ -189,6 +233,17 @@ export function createSilences(services: Services): Silences {
         ),
         now,
       );
+    },
+
+    async matching(labels) {
+      const now = clock.now();
+      const found: MatchingSilence[] = [];
+      for (const silence of await silencesEndingAfter(store.db, now)) {
+        if (!matchesLabels(compileSilenceMatchers(silence.matchers, programs), labels)) continue;
+        const state = silenceState(silence, now);
+        if (state !== 'expired') found.push({ ...silence, state });
+      }
+      return found;
     },
   };
 }
