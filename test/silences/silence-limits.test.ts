@@ -33,7 +33,8 @@ describe.each(backends())('silences are bounded on %s', async (backend) => {
     app.inject({ method: 'DELETE', url: `${SILENCE}/${id}`, headers: AUTH });
   const body = (value: string, extra: Record<string, unknown> = {}) =>
     silenceBody(clock.now(), [{ name: 'alertname', value }], extra);
-  const tooMany = 'too many silences: 3 unexpired silences already (SILENCES_MAX); expire one first';
+  const tooMany =
+    'too many silences: 3 unexpired silences already (SILENCES_MAX); expire one first';
 
   it('refuses a silence past SILENCES_MAX unexpired ones, counting only the unexpired', async () => {
     const ids = [];

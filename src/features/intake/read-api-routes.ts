@@ -135,7 +135,7 @@ export async function readApiRoutes(
   app: FastifyInstance,
   { services, silences }: { services: Services; silences: SilenceMatching },
 ) {
-  const { store, stream, clock } = services;
+  const { store, stream } = services;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', requireReadApiAccess(services));
 

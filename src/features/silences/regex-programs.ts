@@ -22,6 +22,8 @@ const HEAP_PER_INSTRUCTION = 700;
 const HEAP_PER_PROGRAM = 8 * 1024;
 /** Heap a remembered verdict costs besides its value's characters (a Map entry). */
 const HEAP_PER_VERDICT = 64;
+/** Heap of a pattern's map of verdicts, empty. */
+const HEAP_PER_VERDICT_MAP = 1024;
 
 const VERDICTS_KEPT = 256;
 /** Longer values are matched each time rather than kept as keys. */
@@ -76,114 +78,146 @@ function regexReason(error: unknown): string {
   return quoted > 0 ? message.slice(0, quoted) : message;
 }
 
-interface HeldProgram {
-  /** null for a stored pattern that no longer compiles (or passes a limit): it matches nothing. */
-  program: RE2JS | null;
-  verdicts: Map<string, boolean>;
-  heapBytes: number;
+/** An LRU map bounded by an estimate of the heap its entries take; the newest entry stays. */
+class HeapBoundedMap<V> {
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private bytes = 0;
+
+  constructor(private readonly budget: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get estimatedBytes(): number {
+    return this.bytes;
+  }
+
+  /** The value, now the most recently used (a Map iterates in insertion order). */
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, value: V, bytes: number): void {
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.bytes -= old.bytes;
+    }
+    this.entries.set(key, { value, bytes });
+    this.bytes += bytes;
+    this.evict();
+  }
+
+  /** Counts `bytes` more against `key`'s entry (it grew in place). */
+  grow(key: string, bytes: number): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    entry.bytes += bytes;
+    this.bytes += bytes;
+    this.evict();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  private evict(): void {
+    for (const [key, entry] of this.entries) {
+      if (this.bytes <= this.budget || this.entries.size <= 1) return;
+      this.entries.delete(key);
+      this.bytes -= entry.bytes;
+    }
+  }
 }
 
 /**
  * The compiled regexes of one replica's silences, by pattern, owned by the silences
- * capability. Bounded by an estimate of their heap, least recently used first out: 10,000
- * silences at their limits would not fit compiled at once (CONTRACT, Under races, crashes
- * and abuse: "fit in 256 MiB of heap"), so a program is compiled when an alert first needs
- * it, and again only if it was pushed out. Silences sharing a pattern share its program.
+ * capability. 10,000 silences at their limits would not fit compiled at once (CONTRACT,
+ * Under races, crashes and abuse: "fit in 256 MiB of heap"), so a program is compiled when an
+ * alert first needs it, kept within a heap budget, least recently used first out, and
+ * compiled again only if it was pushed out. Verdicts are kept apart, within a budget of their
+ * own, and outlive their program: an alert storm repeats the same few label values, so a
+ * converged alert costs lookups, not RE2 runs nor compiling. Silences sharing a pattern
+ * share its program and verdicts.
  */
 export class RegexPrograms {
-  private readonly held = new Map<string, HeldProgram>();
-  private heapBytes = 0;
+  /** null for a stored pattern that no longer compiles (or passes a limit). */
+  private readonly programs: HeapBoundedMap<RE2JS | null>;
+  private readonly verdicts: HeapBoundedMap<Map<string, boolean>>;
 
   constructor(
-    private readonly heapBudget: number,
+    budget: { programBytes: number; verdictBytes: number },
     private readonly onUnusable: (pattern: string, reason: string) => void = () => undefined,
-  ) {}
-
-  /** The estimated heap the held programs take. */
-  get estimatedHeapBytes(): number {
-    return this.heapBytes;
+  ) {
+    this.programs = new HeapBoundedMap(budget.programBytes);
+    this.verdicts = new HeapBoundedMap(budget.verdictBytes);
   }
 
+  /** Programs held compiled now. */
   get size(): number {
-    return this.held.size;
+    return this.programs.size;
+  }
+
+  /** The estimated heap of the programs and verdicts held. */
+  get estimatedHeapBytes(): number {
+    return this.programs.estimatedBytes + this.verdicts.estimatedBytes;
   }
 
   /** Keeps a program compiled elsewhere (a silence just validated): compiled once. */
   keep(pattern: string, program: RE2JS): void {
-    if (!this.held.has(pattern)) this.hold(pattern, program);
+    if (this.programs.get(pattern) === undefined) {
+      this.programs.set(pattern, program, programHeapBytes(pattern, program));
+    }
   }
 
   /** Whether `value` matches the whole of `pattern`; undefined when the pattern is unusable. */
   test(pattern: string, value: string): boolean | undefined {
-    const entry = this.entry(pattern);
-    if (entry.program === null) return undefined;
-    // An alert storm repeats the same few label values: each verdict is remembered, in a
-    // bounded map that starts over when full, so 1,000 silences cost lookups, not RE2 runs.
-    const known = entry.verdicts.get(value);
-    if (known !== undefined) return known;
-    const verdict = entry.program.test(value);
-    if (entry.verdicts.size >= VERDICTS_KEPT) this.forgetVerdicts(entry);
-    if (value.length <= VERDICT_VALUE_MAX_LENGTH) {
-      entry.verdicts.set(value, verdict);
-      this.grow(entry, HEAP_PER_VERDICT + 2 * value.length);
+    const known = this.verdicts.get(pattern);
+    const remembered = known?.get(value);
+    if (remembered !== undefined) return remembered;
+    const program = this.program(pattern);
+    if (program === null) return undefined;
+    const verdict = program.test(value);
+    if (value.length > VERDICT_VALUE_MAX_LENGTH) return verdict;
+    const bytes = HEAP_PER_VERDICT + 2 * value.length;
+    if (!known || known.size >= VERDICTS_KEPT) {
+      this.verdicts.set(pattern, new Map([[value, verdict]]), HEAP_PER_VERDICT_MAP + bytes);
+    } else {
+      known.set(value, verdict);
+      this.verdicts.grow(pattern, bytes);
     }
     return verdict;
   }
 
   clear(): void {
-    this.held.clear();
-    this.heapBytes = 0;
+    this.programs.clear();
+    this.verdicts.clear();
   }
 
-  private entry(pattern: string): HeldProgram {
-    const known = this.held.get(pattern);
-    if (known) {
-      // Most recently used last: a Map iterates in insertion order.
-      this.held.delete(pattern);
-      this.held.set(pattern, known);
-      return known;
-    }
+  private program(pattern: string): RE2JS | null {
+    const held = this.programs.get(pattern);
+    if (held !== undefined) return held;
     let program: RE2JS | null = null;
     try {
       program = compileRegex('', pattern);
     } catch (error) {
       this.onUnusable(pattern, error instanceof Error ? error.message : String(error));
     }
-    return this.hold(pattern, program);
+    this.programs.set(pattern, program, programHeapBytes(pattern, program));
+    return program;
   }
+}
 
-  private hold(pattern: string, program: RE2JS | null): HeldProgram {
-    const heapBytes =
-      HEAP_PER_PROGRAM +
-      2 * pattern.length +
-      (program ? program.programSize() * HEAP_PER_INSTRUCTION : 0);
-    const entry: HeldProgram = { program, verdicts: new Map(), heapBytes };
-    this.held.set(pattern, entry);
-    this.heapBytes += heapBytes;
-    this.evict();
-    return entry;
-  }
-
-  private grow(entry: HeldProgram, bytes: number): void {
-    entry.heapBytes += bytes;
-    this.heapBytes += bytes;
-    this.evict();
-  }
-
-  private forgetVerdicts(entry: HeldProgram): void {
-    let bytes = 0;
-    for (const value of entry.verdicts.keys()) bytes += HEAP_PER_VERDICT + 2 * value.length;
-    entry.verdicts.clear();
-    entry.heapBytes -= bytes;
-    this.heapBytes -= bytes;
-  }
-
-  /** Drops the least recently used programs until the estimate fits; the newest one stays. */
-  private evict(): void {
-    for (const [pattern, entry] of this.held) {
-      if (this.heapBytes <= this.heapBudget || this.held.size <= 1) return;
-      this.held.delete(pattern);
-      this.heapBytes -= entry.heapBytes;
-    }
-  }
+function programHeapBytes(pattern: string, program: RE2JS | null): number {
+  return (
+    HEAP_PER_PROGRAM +
+    2 * pattern.length +
+    (program ? program.programSize() * HEAP_PER_INSTRUCTION : 0)
+  );
 }

@@ -1,9 +1,5 @@
 import type { RegexPrograms } from './regex-programs.js';
-import {
-  type CompiledMatcher,
-  compileSilenceMatchers,
-  matchesLabels,
-} from './silence-matchers.js';
+import { type CompiledMatcher, compileSilenceMatchers, matchesLabels } from './silence-matchers.js';
 import type { Silence } from './silence-records.js';
 
 /** An unexpired silence with its matchers compiled once. */

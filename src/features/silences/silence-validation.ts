@@ -40,7 +40,11 @@ export function validatedSilence(
       if (!matcher.isRegex) return compileMatcher(matcher);
       const program = programs.get(matcher.value) ?? compileRegex(matcher.name, matcher.value);
       programs.set(matcher.value, program);
-      return { name: matcher.name, isEqual: matcher.isEqual, matchesValue: (given) => program.test(given) };
+      return {
+        name: matcher.name,
+        isEqual: matcher.isEqual,
+        matchesValue: (given) => program.test(given),
+      };
     });
   } catch (error) {
     if (error instanceof MatcherError) throw errors.silenceInvalid(error.message);

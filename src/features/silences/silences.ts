@@ -29,11 +29,12 @@ const FULL_RELOAD_MS = 30_000;
 export const EXPIRED_RETENTION_MS = 120 * 60 * 60 * 1000;
 const EXPIRY_EVENT_TTL_S = 7 * 24 * 60 * 60;
 /**
- * Estimated heap of the compiled regexes one replica keeps (CONTRACT, Under races, crashes
- * and abuse: 10,000 silences at their limits "fit in 256 MiB of heap"): room for thousands of
- * ordinary patterns, or a hundred at the 64 KiB limit; the rest are compiled again when needed.
+ * Estimated heap of the compiled regexes one replica keeps, and of their remembered verdicts
+ * (CONTRACT, Under races, crashes and abuse: 10,000 silences at their limits "fit in 256 MiB
+ * of heap"): room for thousands of ordinary patterns, or fifty at the 64 KiB limit; the rest
+ * are compiled again when an alert needs them and their verdicts are not remembered.
  */
-const REGEX_PROGRAMS_HEAP_BYTES = 64 * 1024 * 1024;
+const REGEX_HEAP_BUDGET = { programBytes: 64 * 1024 * 1024, verdictBytes: 32 * 1024 * 1024 };
 /** Serializes the count check and the write of a silence across replicas. */
 const COUNT_LOCK = 'silences:count';
 
@@ -65,7 +66,7 @@ export interface Silences {
 
 export function createSilences(services: Services): Silences {
   const { store, bus, clock, log, metrics, once, config } = services;
-  const programs = new RegexPrograms(REGEX_PROGRAMS_HEAP_BYTES, (pattern, reason) =>
+  const programs = new RegexPrograms(REGEX_HEAP_BUDGET, (pattern, reason) =>
     log.warn({ pattern: pattern.slice(0, 128), reason }, 'silences: a stored regex is unusable'),
   );
   const cache = new SilenceCache(programs);
