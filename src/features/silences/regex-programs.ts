@@ -110,29 +110,16 @@ class HeapBoundedMap<V> {
     }
     this.entries.set(key, { value, bytes });
     this.bytes += bytes;
-    this.evict();
-  }
-
-  /** Counts `bytes` more against `key`'s entry (it grew in place). */
-  grow(key: string, bytes: number): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    entry.bytes += bytes;
-    this.bytes += bytes;
-    this.evict();
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.budget || this.entries.size <= 1) return;
+      this.entries.delete(oldest);
+      this.bytes -= entry.bytes;
+    }
   }
 
   clear(): void {
     this.entries.clear();
     this.bytes = 0;
-  }
-
-  private evict(): void {
-    for (const [key, entry] of this.entries) {
-      if (this.bytes <= this.budget || this.entries.size <= 1) return;
-      this.entries.delete(key);
-      this.bytes -= entry.bytes;
-    }
   }
 }
 
@@ -149,14 +136,20 @@ class HeapBoundedMap<V> {
 export class RegexPrograms {
   /** null for a stored pattern that no longer compiles (or passes a limit). */
   private readonly programs: HeapBoundedMap<RE2JS | null>;
-  private readonly verdicts: HeapBoundedMap<Map<string, boolean>>;
+  /**
+   * Read on every alert for every silence it is checked against, so a plain map with no
+   * recency to keep: when its estimate passes the budget it starts over.
+   */
+  private readonly verdicts = new Map<string, Map<string, boolean>>();
+  private verdictBytes = 0;
+  private readonly verdictBudget: number;
 
   constructor(
     budget: { programBytes: number; verdictBytes: number },
     private readonly onUnusable: (pattern: string, reason: string) => void = () => undefined,
   ) {
     this.programs = new HeapBoundedMap(budget.programBytes);
-    this.verdicts = new HeapBoundedMap(budget.verdictBytes);
+    this.verdictBudget = budget.verdictBytes;
   }
 
   /** Programs held compiled now. */
@@ -166,7 +159,7 @@ export class RegexPrograms {
 
   /** The estimated heap of the programs and verdicts held. */
   get estimatedHeapBytes(): number {
-    return this.programs.estimatedBytes + this.verdicts.estimatedBytes;
+    return this.programs.estimatedBytes + this.verdictBytes;
   }
 
   /** Keeps a program compiled elsewhere (a silence just validated): compiled once. */
@@ -178,26 +171,36 @@ export class RegexPrograms {
 
   /** Whether `value` matches the whole of `pattern`; undefined when the pattern is unusable. */
   test(pattern: string, value: string): boolean | undefined {
-    const known = this.verdicts.get(pattern);
-    const remembered = known?.get(value);
+    let verdicts = this.verdicts.get(pattern);
+    const remembered = verdicts?.get(value);
     if (remembered !== undefined) return remembered;
     const program = this.program(pattern);
     if (program === null) return undefined;
     const verdict = program.test(value);
     if (value.length > VERDICT_VALUE_MAX_LENGTH) return verdict;
-    const bytes = HEAP_PER_VERDICT + 2 * value.length;
-    if (!known || known.size >= VERDICTS_KEPT) {
-      this.verdicts.set(pattern, new Map([[value, verdict]]), HEAP_PER_VERDICT_MAP + bytes);
-    } else {
-      known.set(value, verdict);
-      this.verdicts.grow(pattern, bytes);
+    let bytes = HEAP_PER_VERDICT + 2 * value.length;
+    if (!verdicts || verdicts.size >= VERDICTS_KEPT) {
+      if (verdicts) this.verdictBytes -= verdictMapBytes(pattern, verdicts);
+      verdicts = new Map();
+      this.verdicts.set(pattern, verdicts);
+      bytes += HEAP_PER_VERDICT_MAP + 2 * pattern.length;
     }
+    if (this.verdictBytes + bytes > this.verdictBudget) {
+      this.verdicts.clear();
+      verdicts = new Map();
+      this.verdicts.set(pattern, verdicts);
+      this.verdictBytes = HEAP_PER_VERDICT_MAP + 2 * pattern.length;
+      bytes = HEAP_PER_VERDICT + 2 * value.length;
+    }
+    verdicts.set(value, verdict);
+    this.verdictBytes += bytes;
     return verdict;
   }
 
   clear(): void {
     this.programs.clear();
     this.verdicts.clear();
+    this.verdictBytes = 0;
   }
 
   private program(pattern: string): RE2JS | null {
@@ -220,4 +223,11 @@ function programHeapBytes(pattern: string, program: RE2JS | null): number {
     2 * pattern.length +
     (program ? program.programSize() * HEAP_PER_INSTRUCTION : 0)
   );
+}
+
+/** What a pattern's verdicts were counted as, the map itself included. */
+function verdictMapBytes(pattern: string, verdicts: Map<string, boolean>): number {
+  let bytes = HEAP_PER_VERDICT_MAP + 2 * pattern.length;
+  for (const value of verdicts.keys()) bytes += HEAP_PER_VERDICT + 2 * value.length;
+  return bytes;
 }
