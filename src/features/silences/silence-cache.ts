@@ -1,6 +1,6 @@
 import type { RegexPrograms } from './regex-programs.js';
 import { type CompiledMatcher, compileSilenceMatchers, matchesLabels } from './silence-matchers.js';
-import type { Silence } from './silence-records.js';
+import type { MatchableSilence } from './silence-records.js';
 
 /** An unexpired silence with its matchers compiled once. */
 export interface CachedSilence {
@@ -33,11 +33,11 @@ export class SilenceCache {
   }
 
   /** Puts a silence in (unless this version is already held) or takes it out. */
-  put(silence: Silence, now: number): void {
+  put(silence: MatchableSilence, now: number): void {
     if (this.hold(silence, now)) this.reindex();
   }
 
-  private hold(silence: Silence, now: number): boolean {
+  private hold(silence: MatchableSilence, now: number): boolean {
     if (silence.endsAt <= now) return this.entries.delete(silence.id);
     const held = this.entries.get(silence.id);
     if (held && held.updatedAt === silence.updatedAt && held.endsAt === silence.endsAt) {
@@ -59,7 +59,7 @@ export class SilenceCache {
   }
 
   /** Holds exactly `silences` (the unexpired ones read from the database). */
-  replaceAll(silences: readonly Silence[], now: number): void {
+  replaceAll(silences: readonly MatchableSilence[], now: number): void {
     const keep = new Set(silences.map((silence) => silence.id));
     for (const id of [...this.entries.keys()]) if (!keep.has(id)) this.entries.delete(id);
     for (const silence of silences) this.hold(silence, now);

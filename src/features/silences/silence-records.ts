@@ -23,6 +23,12 @@ export interface Silence {
   recentSilenced: MutedAlert[];
 }
 
+/** What deciding whether a silence mutes needs: no comment, nothing of what it muted. */
+export type MatchableSilence = Pick<
+  Silence,
+  'id' | 'matchers' | 'startsAt' | 'endsAt' | 'updatedAt' | 'createdBy'
+>;
+
 /** What a silence is, apart from its id and what it muted. */
 export type SilenceFields = Pick<
   Silence,
@@ -88,6 +94,30 @@ export async function silencesEndingAfter(db: Db, after: number): Promise<Silenc
     .orderBy('ends_at')
     .execute();
   return rows.map(silenceOf);
+}
+
+/**
+ * The unexpired silences without their comments and muted alerts: what every replica holds,
+ * read again every half minute, at most SILENCES_MAX of SILENCE_MAX_BYTES each.
+ */
+export async function matchableSilencesEndingAfter(
+  db: Db,
+  after: number,
+): Promise<MatchableSilence[]> {
+  const rows = await db
+    .selectFrom('silences')
+    .select(['id', 'matchers', 'starts_at', 'ends_at', 'updated_at', 'created_by'])
+    .where('ends_at', '>', after)
+    .orderBy('ends_at')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    matchers: JSON.parse(row.matchers) as Matcher[],
+    startsAt: Number(row.starts_at),
+    endsAt: Number(row.ends_at),
+    updatedAt: Number(row.updated_at),
+    createdBy: row.created_by,
+  }));
 }
 
 /** How many silences end after `now`: the unexpired ones, which SILENCES_MAX bounds. */

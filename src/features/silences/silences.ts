@@ -12,6 +12,7 @@ import {
   findSilence,
   insertSilence,
   type MutedAlert,
+  matchableSilencesEndingAfter,
   replaceSilence,
   type Silence,
   silencesEndingAfter,
@@ -82,7 +83,7 @@ export function createSilences(services: Services): Silences {
 
   async function reloadAll(): Promise<void> {
     const now = clock.now();
-    cache.replaceAll(await silencesEndingAfter(store.db, now), now);
+    cache.replaceAll(await matchableSilencesEndingAfter(store.db, now), now);
   }
 
   async function changed(id: string): Promise<void> {
@@ -239,10 +240,12 @@ export function createSilences(services: Services): Silences {
     async matching(labels) {
       const now = clock.now();
       const found: MatchingSilence[] = [];
-      for (const silence of await silencesEndingAfter(store.db, now)) {
+      // Every unexpired silence is judged, but only those that match are read whole.
+      for (const silence of await matchableSilencesEndingAfter(store.db, now)) {
         if (!matchesLabels(compileSilenceMatchers(silence.matchers, programs), labels)) continue;
-        const state = silenceState(silence, now);
-        if (state !== 'expired') found.push({ ...silence, state });
+        const whole = await findSilence(store.db, silence.id);
+        const state = whole && silenceState(whole, now);
+        if (whole && state && state !== 'expired') found.push({ ...whole, state });
       }
       return found;
     },
