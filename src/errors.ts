@@ -123,7 +123,7 @@ export const SILENCE_PROBLEMS = {
   patternTooLong: (name: string, length: number, most: number) =>
     `regex matcher "${name}" has a pattern of ${length} characters, more than ${most}`,
   compiledTooLarge: (name: string, bytes: number, most: number) =>
-    `regex matcher "${name}" compiles to ${bytes} bytes, more than ${most} (64 KiB)`,
+    `the regex of matcher "${name}" compiles to ${bytes} bytes, more than ${most} (64 KiB)`,
 } as const;
 
 /** The 400s of a list's filters, each naming the query parameter. */

@@ -126,7 +126,7 @@ describe.each(backends())('silences are bounded on %s', async (backend) => {
     );
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({
-      detail: 'regex matcher "job" compiles to 80160 bytes, more than 65536 (64 KiB)',
+      detail: 'the regex of matcher "job" compiles to 80160 bytes, more than 65536 (64 KiB)',
     });
     // 1,637 instructions, 65,480 bytes: within the limit; two more pass it.
     const within = await post(
@@ -137,7 +137,7 @@ describe.each(backends())('silences are bounded on %s', async (backend) => {
       silenceBody(clock.now(), [{ name: 'job', value: '[a-z]{1,818}', isRegex: true }]),
     );
     expect(over.json()).toEqual({
-      detail: 'regex matcher "job" compiles to 65560 bytes, more than 65536 (64 KiB)',
+      detail: 'the regex of matcher "job" compiles to 65560 bytes, more than 65536 (64 KiB)',
     });
     clock.advance(2 * HOUR);
   });

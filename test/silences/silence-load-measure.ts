@@ -123,7 +123,7 @@ async function alertsPerSecond(alertName: string, count: number): Promise<number
 const firstAt = performance.now();
 await alertsPerSecond('Converging', 1);
 const firstAlertMs = Math.round(performance.now() - firstAt);
-const converged = await alertsPerSecond('Converging', 500);
+const converged = await alertsPerSecond('Converging', 2000);
 const afterAlerts = heapMiB();
 await app.close();
 
