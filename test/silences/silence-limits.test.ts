@@ -22,11 +22,12 @@ const HOUR = 60 * 60 * 1000;
  */
 describe.each(backends())('silences are bounded on %s', async (backend) => {
   const clock = new TestClock();
-  const { app } = await buildTestApp({
+  const first = await buildTestApp({
     backend,
     clock,
     env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN, SILENCES_MAX: '3' },
   });
+  const { app } = first;
   const post = (payload: unknown) =>
     app.inject({ method: 'POST', url: SILENCES, headers: AUTH, payload: payload as object });
   const expire = (id: string) =>
@@ -64,13 +65,22 @@ describe.each(backends())('silences are bounded on %s', async (backend) => {
     clock.advance(2 * HOUR);
   });
 
-  it('lets exactly SILENCES_MAX of many concurrent creations through', async () => {
+  it('lets exactly SILENCES_MAX of many concurrent creations through, over two replicas', async () => {
     clock.advance(2 * HOUR);
+    const other = await buildTestApp({ reuse: first, clock });
     const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, index) => post(body(`concurrent-${index}`))),
+      Array.from({ length: 12 }, (_, index) =>
+        (index % 2 === 0 ? app : other.app).inject({
+          method: 'POST',
+          url: SILENCES,
+          headers: AUTH,
+          payload: body(`concurrent-${index}`),
+        }),
+      ),
     );
     const statuses = answers.map((answer) => answer.statusCode).sort();
     expect(statuses).toEqual([...Array(3).fill(200), ...Array(9).fill(400)]);
+    await other.close();
     clock.advance(2 * HOUR);
   });
 
