@@ -1,5 +1,5 @@
 import { ownValue } from '../../support/own-value.js';
-import { compileRegex, type RegexPrograms } from './regex-programs.js';
+import { compileRegex, matchesWhole, type RegexPrograms } from './regex-programs.js';
 
 export { MatcherError } from './regex-programs.js';
 
@@ -38,7 +38,7 @@ export function compileMatcher(matcher: Matcher, programs?: RegexPrograms): Comp
     return { name, isEqual, matchesValue };
   }
   const program = compileRegex(name, value);
-  return { name, isEqual, matchesValue: (given) => program.test(given) };
+  return { name, isEqual, matchesValue: (given) => matchesWhole(program, given) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { RE2JS } from 're2js';
 import { errors, SILENCE_PROBLEMS } from '../../errors.js';
-import { compileRegex } from './regex-programs.js';
+import { compileRegex, matchesWhole } from './regex-programs.js';
 import {
   type CompiledMatcher,
   compileMatcher,
@@ -43,7 +43,7 @@ export function validatedSilence(
       return {
         name: matcher.name,
         isEqual: matcher.isEqual,
-        matchesValue: (given) => program.test(given),
+        matchesValue: (given) => matchesWhole(program, given),
       };
     });
   } catch (error) {
