@@ -1,6 +1,6 @@
 import type { RegexPrograms } from './regex-programs.js';
 import { type CompiledMatcher, compileSilenceMatchers, matchesLabels } from './silence-matchers.js';
-import type { MatchableSilence } from './silence-records.js';
+import type { MatchableSilence, SilenceVersion } from './silence-records.js';
 
 /** An unexpired silence with its matchers compiled once. */
 export interface CachedSilence {
@@ -60,10 +60,43 @@ export class SilenceCache {
 
   /** Holds exactly `silences` (the unexpired ones read from the database). */
   replaceAll(silences: readonly MatchableSilence[], now: number): void {
-    const keep = new Set(silences.map((silence) => silence.id));
-    for (const id of [...this.entries.keys()]) if (!keep.has(id)) this.entries.delete(id);
-    for (const silence of silences) this.hold(silence, now);
-    this.reindex();
+    this.keepOnly(silences);
+    this.putMany(silences, now);
+  }
+
+  /**
+   * Drops the silences `versions` does not name, and answers the ids of those it names in
+   * another version than the one held, or not held: the ones to read whole again.
+   */
+  keepOnly(versions: readonly SilenceVersion[]): string[] {
+    const keep = new Set(versions.map((version) => version.id));
+    let dropped = false;
+    for (const id of [...this.entries.keys()]) {
+      if (!keep.has(id)) dropped = this.entries.delete(id) || dropped;
+    }
+    if (dropped) this.reindex();
+    return versions
+      .filter((version) => {
+        const held = this.entries.get(version.id);
+        return !held || held.updatedAt !== version.updatedAt || held.endsAt !== version.endsAt;
+      })
+      .map((version) => version.id);
+  }
+
+  /** Puts several silences in, indexing once. */
+  putMany(silences: readonly MatchableSilence[], now: number): void {
+    let changed = false;
+    for (const silence of silences) changed = this.hold(silence, now) || changed;
+    if (changed) this.reindex();
+  }
+
+  /** The ids of the silences, active or pending, whose every matcher matches `labels`. */
+  matchingIds(labels: Readonly<Record<string, string>>, now: number): string[] {
+    const ids: string[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.endsAt > now && matchesLabels(entry.matchers, labels)) ids.push(entry.id);
+    }
+    return ids;
   }
 
   /** Takes out the silences that ended by `now`, and returns them. */

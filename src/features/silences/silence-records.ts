@@ -96,19 +96,37 @@ export async function silencesEndingAfter(db: Db, after: number): Promise<Silenc
   return rows.map(silenceOf);
 }
 
+/** Which version of a silence is stored: what a replica compares with what it holds. */
+export type SilenceVersion = Pick<Silence, 'id' | 'updatedAt' | 'endsAt'>;
+
+/** The versions of the silences that end after `after`: a few bytes each. */
+export async function silenceVersionsEndingAfter(db: Db, after: number): Promise<SilenceVersion[]> {
+  const rows = await db
+    .selectFrom('silences')
+    .select(['id', 'updated_at', 'ends_at'])
+    .where('ends_at', '>', after)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    updatedAt: Number(row.updated_at),
+    endsAt: Number(row.ends_at),
+  }));
+}
+
 /**
- * The unexpired silences without their comments and muted alerts: what every replica holds,
- * read again every half minute, at most SILENCES_MAX of SILENCE_MAX_BYTES each.
+ * The silences with these ids, without their comments and muted alerts: what every replica
+ * holds. Read a batch at a time: up to SILENCES_MAX of SILENCE_MAX_BYTES each are held, and
+ * reading them all at once would hold them twice.
  */
-export async function matchableSilencesEndingAfter(
+export async function matchableSilencesWithIds(
   db: Db,
-  after: number,
+  ids: readonly string[],
 ): Promise<MatchableSilence[]> {
+  if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('silences')
     .select(['id', 'matchers', 'starts_at', 'ends_at', 'updated_at', 'created_by'])
-    .where('ends_at', '>', after)
-    .orderBy('ends_at')
+    .where('id', 'in', ids)
     .execute();
   return rows.map((row) => ({
     id: row.id,

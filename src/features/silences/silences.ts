@@ -12,10 +12,11 @@ import {
   findSilence,
   insertSilence,
   type MutedAlert,
-  matchableSilencesEndingAfter,
+  matchableSilencesWithIds,
   replaceSilence,
   type Silence,
   silencesEndingAfter,
+  silenceVersionsEndingAfter,
 } from './silence-records.js';
 import { type PostableSilence, silenceState } from './silence-schema.js';
 import { validatedSilence } from './silence-validation.js';
@@ -36,6 +37,8 @@ const EXPIRY_EVENT_TTL_S = 7 * 24 * 60 * 60;
  * are compiled again when an alert needs them and their verdicts are not remembered.
  */
 const REGEX_HEAP_BUDGET = { programBytes: 64 * 1024 * 1024, verdictBytes: 32 * 1024 * 1024 };
+/** Silences read whole at a time when a replica loads them. */
+const RELOAD_BATCH = 500;
 /** Serializes the count check and the write of a silence across replicas. */
 const COUNT_LOCK = 'silences:count';
 
@@ -59,8 +62,8 @@ export interface Silences {
   list(filter: readonly FilterMatcher[], creators: readonly string[]): Promise<Silence[]>;
   /**
    * The silences not expired whose every matcher matches `labels` (CONTRACT, Silences, as
-   * Alertmanager matches), ending soonest first. Read from the database, so every replica
-   * answers alike.
+   * Alertmanager matches), ending soonest first: those this replica holds that match, each
+   * read again from the database and judged as stored.
    */
   matching(labels: Readonly<Record<string, string>>): Promise<MatchingSilence[]>;
 }
@@ -81,9 +84,13 @@ export function createSilences(services: Services): Silences {
     else cache.remove(id);
   }
 
+  /** Reads again only what changed, a batch at a time, so the silences are never held twice. */
   async function reloadAll(): Promise<void> {
-    const now = clock.now();
-    cache.replaceAll(await matchableSilencesEndingAfter(store.db, now), now);
+    const stale = cache.keepOnly(await silenceVersionsEndingAfter(store.db, clock.now()));
+    for (let at = 0; at < stale.length; at += RELOAD_BATCH) {
+      const batch = await matchableSilencesWithIds(store.db, stale.slice(at, at + RELOAD_BATCH));
+      cache.putMany(batch, clock.now());
+    }
   }
 
   async function changed(id: string): Promise<void> {
@@ -240,14 +247,17 @@ export function createSilences(services: Services): Silences {
     async matching(labels) {
       const now = clock.now();
       const found: MatchingSilence[] = [];
-      // Every unexpired silence is judged, but only those that match are read whole.
-      for (const silence of await matchableSilencesEndingAfter(store.db, now)) {
+      // The held silences say which may match; each is read again and judged as stored, so a
+      // change another replica made and this one has not heard of yet is not answered.
+      for (const id of cache.matchingIds(labels, now)) {
+        const silence = await findSilence(store.db, id);
+        if (!silence) continue;
+        const state = silenceState(silence, now);
+        if (state === 'expired') continue;
         if (!matchesLabels(compileSilenceMatchers(silence.matchers, programs), labels)) continue;
-        const whole = await findSilence(store.db, silence.id);
-        const state = whole && silenceState(whole, now);
-        if (whole && state && state !== 'expired') found.push({ ...whole, state });
+        found.push({ ...silence, state });
       }
-      return found;
+      return found.sort((a, b) => a.endsAt - b.endsAt);
     },
   };
 }
