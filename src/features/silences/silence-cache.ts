@@ -2,7 +2,7 @@ import type { RegexPrograms } from './regex-programs.js';
 import { type CompiledMatcher, compileSilenceMatchers, matchesLabels } from './silence-matchers.js';
 import type { MatchableSilence, SilenceVersion } from './silence-records.js';
 
-/** An unexpired silence with its matchers compiled once. */
+/** An unexpired silence with its matchers ready (regexes judged by the shared programs). */
 export interface CachedSilence {
   id: string;
   startsAt: number;
