@@ -184,12 +184,16 @@ export async function buildApp(
     silences,
   });
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
-  await app.register(readApiRoutes, { prefix: '/api/v1', services });
+  await app.register(readApiRoutes, { prefix: '/api/v1', services, silences });
   await app.register(eventsRoutes, { prefix: '/api/v1', services });
   await app.register(approvalReadRoutes, { prefix: '/api/v1', services });
   await app.register(approvalDecisionRoutes, { prefix: '/api/v1', deps: escalation.decisions });
   await app.register(operatorRoutes, { prefix: '/api/v1', services });
-  await app.register(incidentActionRoutes, { prefix: '/api/v1', deps: escalation.decisions });
+  await app.register(incidentActionRoutes, {
+    prefix: '/api/v1',
+    deps: escalation.decisions,
+    silences,
+  });
   await app.register(inventoryRoutes, { prefix: '/api/v1', services });
   await app.register(readbackRoutes, { prefix: '/api/v1', services, playbooks, alertTypeRules });
   await app.register(operationLogRoutes, { prefix: '/api/v1', services });

@@ -136,6 +136,15 @@ export const SILENCE_PROBLEMS = {
   noCreator: 'createdBy must not be empty',
   noComment: 'comment must not be empty',
   badFilter: (reason: string) => `Invalid filter: ${reason}`,
+  // CONTRACT, Under races, crashes and abuse: "Silences are bounded", each naming its limit.
+  tooMany: (most: number) =>
+    `too many silences: ${most} unexpired silences already (SILENCES_MAX); expire one first`,
+  tooLarge: (bytes: number, most: number) =>
+    `silence is ${bytes} bytes as JSON, more than SILENCE_MAX_BYTES (${most})`,
+  patternTooLong: (name: string, length: number, most: number) =>
+    `regex matcher "${name}" has a pattern of ${length} characters, more than ${most}`,
+  compiledTooLarge: (name: string, bytes: number, most: number) =>
+    `the regex of matcher "${name}" compiles to ${bytes} bytes, more than ${most} (64 KiB)`,
 } as const;
 
 /** The 400s of a list's filters, each naming the query parameter. */

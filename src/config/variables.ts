@@ -179,6 +179,18 @@ export const configVariables = {
     description:
       'how long a `Watchdog` alert (heartbeat `watchdog:<receiver>`) may stay away before a `HeartbeatMissing` incident opens',
   }),
+  /** CONTRACT, Under races, crashes and abuse: "Silences are bounded" (Alertmanager's `--silences.max-silences`). */
+  silencesMax: positiveInteger('SILENCES_MAX', 1_000_000, {
+    default: '10000',
+    description:
+      'unexpired silences kept at once, over all replicas; creating one more (or renewing an expired one) answers 400 naming the limit',
+  }),
+  /** CONTRACT, Under races, crashes and abuse: Alertmanager's `--silences.max-silence-size-bytes`. */
+  silenceMaxBytes: positiveInteger('SILENCE_MAX_BYTES', 1024 * 1024, {
+    default: '8192',
+    description:
+      'largest silence, as JSON (matchers, times, creator, comment); a larger one answers 400 naming the limit',
+  }),
   /** CONTRACT, Hostile clients: a body not all arrived this long after its request began: 408. */
   requestTimeoutMs: milliseconds('REQUEST_TIMEOUT_MS', 600_000, {
     default: '30000',

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { RegexPrograms } from '../../src/features/silences/regex-programs.js';
 import { SilenceCache } from '../../src/features/silences/silence-cache.js';
 import {
   compileMatcher,
+  compileSilenceMatchers,
   type Matcher,
   matchesLabels,
 } from '../../src/features/silences/silence-matchers.js';
@@ -59,9 +61,28 @@ describe("silence matchers give Alertmanager's verdicts (property)", () => {
   it('matchesLabels agrees with the reference on random matchers and labels', () => {
     fc.assert(
       fc.property(fc.array(matcher, { minLength: 1, maxLength: 4 }), labels, (matchers, set) => {
-        expect(matchesLabels(matchers.map(compileMatcher), set)).toBe(reference(matchers, set));
+        expect(
+          matchesLabels(
+            matchers.map((one) => compileMatcher(one)),
+            set,
+          ),
+        ).toBe(reference(matchers, set));
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('so do stored matchers judged by a bounded store of programs that keeps pushing them out', () => {
+    // A budget below one program: every other pattern is compiled again.
+    const programs = new RegexPrograms({ programBytes: 1, verdictBytes: 1 });
+    fc.assert(
+      fc.property(fc.array(matcher, { minLength: 1, maxLength: 4 }), labels, (matchers, set) => {
+        expect(matchesLabels(compileSilenceMatchers(matchers, programs), set)).toBe(
+          reference(matchers, set),
+        );
+        expect(programs.size).toBeLessThanOrEqual(1);
+      }),
+      { numRuns: 2000 },
     );
   });
 
@@ -83,7 +104,9 @@ describe("silence matchers give Alertmanager's verdicts (property)", () => {
         fc.array(fc.array(matcher, { minLength: 1, maxLength: 3 }), { maxLength: 8 }),
         labels,
         (sets, set) => {
-          const cache = new SilenceCache();
+          const cache = new SilenceCache(
+            new RegexPrograms({ programBytes: 1 << 26, verdictBytes: 1 << 25 }),
+          );
           const silences = sets.map(silence);
           cache.replaceAll(silences, now);
           const muting = cache.mutedBy(set, now);

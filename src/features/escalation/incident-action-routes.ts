@@ -6,7 +6,11 @@ import { requireOperator, requireReadApiAccess } from '../../http/access-guards.
 import { headerText } from '../../http/credential-guard.js';
 import type { DecisionDeps } from './decide-approval.js';
 import { acknowledgeIncident, type MoveResult, resolveIncident } from './incident-moves.js';
-import { IncidentWithSilences, incidentWithSilences } from './incident-with-silences.js';
+import {
+  IncidentWithSilences,
+  incidentWithSilences,
+  type SilenceMatching,
+} from './incident-with-silences.js';
 
 const Detail = Type.Object({ detail: Type.String() });
 
@@ -27,7 +31,7 @@ function refused(id: string, result: Extract<MoveResult, { ok: false }>) {
  */
 export async function incidentActionRoutes(
   untyped: FastifyInstance,
-  options: { deps: DecisionDeps },
+  options: { deps: DecisionDeps; silences: SilenceMatching },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { services } = options.deps;
@@ -59,7 +63,7 @@ export async function incidentActionRoutes(
         const actor = `console_${headerText(request, 'x-operator-id') ?? ''}`;
         const result = await move(options.deps, id, actor);
         if (!result.ok) throw refused(id, result);
-        const detail = await incidentWithSilences(services.store.db, id, services.clock.now());
+        const detail = await incidentWithSilences(services.store.db, options.silences, id);
         if (!detail) throw errors.notFound('Incident', id);
         return detail;
       },

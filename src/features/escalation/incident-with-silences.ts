@@ -2,7 +2,10 @@ import { Type } from 'typebox';
 import { StringEnum } from '../../http/schema-types.js';
 import type { Db } from '../../ports/store.js';
 import { IncidentDetail, incidentDetail } from '../incidents/incident-detail.js';
-import { silencesMatching } from '../silences/matching-silences.js';
+import type { Silences } from '../silences/silences.js';
+
+/** What an incident page needs of the silences capability (it owns their compiled matchers). */
+export type SilenceMatching = Pick<Silences, 'matching'>;
 
 /**
  * An incident with the silences that concern it. Incidents are records and silences a
@@ -30,13 +33,13 @@ export const IncidentWithSilences = Type.Object({
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** `GET /incidents/{id}` and the operators' moves answer this; undefined for no such incident. */
-export async function incidentWithSilences(db: Db, id: string, now: number) {
+export async function incidentWithSilences(db: Db, silences: SilenceMatching, id: string) {
   const found = await incidentDetail(db, id);
   if (!found) return undefined;
-  const silences = await silencesMatching(db, found.silenceLabels, now);
+  const matching = await silences.matching(found.silenceLabels);
   return {
     ...found.detail,
-    silences: silences.map((silence) => ({
+    silences: matching.map((silence) => ({
       id: silence.id,
       state: silence.state,
       created_by: silence.createdBy,

@@ -11,6 +11,7 @@ import { decodeCursor, pageOf } from '../../support/newest-first.js';
 import {
   IncidentWithSilences,
   incidentWithSilences,
+  type SilenceMatching,
 } from '../escalation/incident-with-silences.js';
 import { countUnresolvedBySeverity } from '../incidents/incident-counts.js';
 import { IncidentSummary } from '../incidents/incident-detail.js';
@@ -130,8 +131,11 @@ function decodeStreamCursor(cursor: string | undefined): string | undefined {
 }
 
 /** Read API for what intake holds: incidents (with why they merged) and signals. */
-export async function readApiRoutes(app: FastifyInstance, { services }: { services: Services }) {
-  const { store, stream, clock } = services;
+export async function readApiRoutes(
+  app: FastifyInstance,
+  { services, silences }: { services: Services; silences: SilenceMatching },
+) {
+  const { store, stream } = services;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', requireReadApiAccess(services));
 
@@ -188,7 +192,7 @@ export async function readApiRoutes(app: FastifyInstance, { services }: { servic
       },
     },
     async (request) => {
-      const detail = await incidentWithSilences(store.db, request.params.id, clock.now());
+      const detail = await incidentWithSilences(store.db, silences, request.params.id);
       if (!detail) throw errors.notFound('Incident', request.params.id);
       return detail;
     },

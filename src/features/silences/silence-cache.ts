@@ -1,7 +1,8 @@
-import { type CompiledMatcher, compileMatcher, matchesLabels } from './silence-matchers.js';
-import type { Silence } from './silence-records.js';
+import type { RegexPrograms } from './regex-programs.js';
+import { type CompiledMatcher, compileSilenceMatchers, matchesLabels } from './silence-matchers.js';
+import type { MatchableSilence, SilenceVersion } from './silence-records.js';
 
-/** An unexpired silence with its matchers compiled once. */
+/** An unexpired silence with its matchers ready (regexes judged by the shared programs). */
 export interface CachedSilence {
   id: string;
   startsAt: number;
@@ -24,16 +25,19 @@ export class SilenceCache {
   private byLabel = new Map<string, Map<string, CachedSilence[]>>();
   private unindexed: CachedSilence[] = [];
 
+  /** `programs` compiles a regex when an alert first needs it, within its heap budget. */
+  constructor(private readonly programs: RegexPrograms) {}
+
   get size(): number {
     return this.entries.size;
   }
 
-  /** Puts a silence in (compiling it unless this version is already held) or takes it out. */
-  put(silence: Silence, now: number): void {
+  /** Puts a silence in (unless this version is already held) or takes it out. */
+  put(silence: MatchableSilence, now: number): void {
     if (this.hold(silence, now)) this.reindex();
   }
 
-  private hold(silence: Silence, now: number): boolean {
+  private hold(silence: MatchableSilence, now: number): boolean {
     if (silence.endsAt <= now) return this.entries.delete(silence.id);
     const held = this.entries.get(silence.id);
     if (held && held.updatedAt === silence.updatedAt && held.endsAt === silence.endsAt) {
@@ -45,7 +49,7 @@ export class SilenceCache {
       endsAt: silence.endsAt,
       updatedAt: silence.updatedAt,
       createdBy: silence.createdBy,
-      matchers: silence.matchers.map(compileMatcher),
+      matchers: compileSilenceMatchers(silence.matchers, this.programs),
     });
     return true;
   }
@@ -55,11 +59,44 @@ export class SilenceCache {
   }
 
   /** Holds exactly `silences` (the unexpired ones read from the database). */
-  replaceAll(silences: readonly Silence[], now: number): void {
-    const keep = new Set(silences.map((silence) => silence.id));
-    for (const id of [...this.entries.keys()]) if (!keep.has(id)) this.entries.delete(id);
-    for (const silence of silences) this.hold(silence, now);
-    this.reindex();
+  replaceAll(silences: readonly MatchableSilence[], now: number): void {
+    this.keepOnly(silences);
+    this.putMany(silences, now);
+  }
+
+  /**
+   * Drops the silences `versions` does not name, and answers the ids of those it names in
+   * another version than the one held, or not held: the ones to read whole again.
+   */
+  keepOnly(versions: readonly SilenceVersion[]): string[] {
+    const keep = new Set(versions.map((version) => version.id));
+    let dropped = false;
+    for (const id of [...this.entries.keys()]) {
+      if (!keep.has(id)) dropped = this.entries.delete(id) || dropped;
+    }
+    if (dropped) this.reindex();
+    return versions
+      .filter((version) => {
+        const held = this.entries.get(version.id);
+        return !held || held.updatedAt !== version.updatedAt || held.endsAt !== version.endsAt;
+      })
+      .map((version) => version.id);
+  }
+
+  /** Puts several silences in, indexing once. */
+  putMany(silences: readonly MatchableSilence[], now: number): void {
+    let changed = false;
+    for (const silence of silences) changed = this.hold(silence, now) || changed;
+    if (changed) this.reindex();
+  }
+
+  /** The ids of the silences, active or pending, whose every matcher matches `labels`. */
+  matchingIds(labels: Readonly<Record<string, string>>, now: number): string[] {
+    const ids: string[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.endsAt > now && matchesLabels(entry.matchers, labels)) ids.push(entry.id);
+    }
+    return ids;
   }
 
   /** Takes out the silences that ended by `now`, and returns them. */

@@ -1,5 +1,7 @@
-import { RE2JS } from 're2js';
 import { ownValue } from '../../support/own-value.js';
+import { compileRegex, matchesWhole, type RegexPrograms } from './regex-programs.js';
+
+export { MatcherError } from './regex-programs.js';
 
 /** CONTRACT, Silences: Alertmanager's matcher, `{name, value, isRegex, isEqual}`. */
 export interface Matcher {
@@ -18,59 +20,39 @@ export interface CompiledMatcher {
   matchesValue(value: string): boolean;
 }
 
-const VERDICTS_KEPT = 256;
-/** Longer values are matched each time rather than kept as keys. */
-const VERDICT_VALUE_MAX_LENGTH = 256;
-
-/** Why a matcher cannot be compiled, naming its label name (CONTRACT, Silences). */
-export class MatcherError extends Error {
-  constructor(
-    readonly matcherName: string,
-    reason: string,
-  ) {
-    super(`Invalid regular expression in matcher "${matcherName}": ${reason}`);
-    this.name = 'MatcherError';
-  }
-}
-
 /**
- * Alertmanager (pkg/labels/matcher.go) compiles `^(?:<value>)$` with Go's RE2 and asks
- * whether it matches anywhere: RE2JS is the same engine family, linear in the input
- * whatever the pattern, and `test` is Go's `MatchString`.
+ * A matcher ready to judge label values. A regex is judged by `programs`, the silences
+ * capability's bounded store of compiled programs, which compiles it when first needed; without
+ * it (a new silence, a list filter) the pattern is compiled here, and one that does not
+ * compile or passes a limit throws a MatcherError.
  */
-export function compileMatcher(matcher: Matcher): CompiledMatcher {
+export function compileMatcher(matcher: Matcher, programs?: RegexPrograms): CompiledMatcher {
   const { name, value, isEqual } = matcher;
   if (!matcher.isRegex) {
     return { name, isEqual, exactValue: value, matchesValue: (given) => given === value };
   }
-  let program: RE2JS;
-  try {
-    program = RE2JS.compile(`^(?:${value})$`);
-  } catch (error) {
-    throw new MatcherError(name, regexReason(error));
+  if (programs) {
+    // A stored pattern that no longer compiles (a limit lowered since) makes its matcher,
+    // and so its silence, match nothing, whether it is `=~` or `!~`.
+    const matchesValue = (given: string) => programs.test(value, given) ?? !isEqual;
+    return { name, isEqual, matchesValue };
   }
-  // An alert storm repeats the same few label values: each verdict is remembered, in a
-  // bounded map that starts over when full, so 1,000 silences cost lookups, not RE2 runs.
-  const verdicts = new Map<string, boolean>();
-  return {
-    name,
-    isEqual,
-    matchesValue(given) {
-      const known = verdicts.get(given);
-      if (known !== undefined) return known;
-      const verdict = program.test(given);
-      if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
-      if (given.length <= VERDICT_VALUE_MAX_LENGTH) verdicts.set(given, verdict);
-      return verdict;
-    },
-  };
+  const program = compileRegex(name, value);
+  return { name, isEqual, matchesValue: (given) => matchesWhole(program, given) };
 }
 
-/** RE2JS quotes the whole anchored pattern after the reason; the reason alone is clearer. */
-function regexReason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const quoted = message.indexOf(': `');
-  return quoted > 0 ? message.slice(0, quoted) : message;
+/**
+ * The matchers of a stored silence, equality ones first: every matcher must match, so the
+ * cheap comparisons decide most alerts before any regex runs.
+ */
+export function compileSilenceMatchers(
+  matchers: readonly Matcher[],
+  programs: RegexPrograms,
+): CompiledMatcher[] {
+  return [
+    ...matchers.filter((matcher) => !matcher.isRegex),
+    ...matchers.filter((matcher) => matcher.isRegex),
+  ].map((matcher) => compileMatcher(matcher, programs));
 }
 
 /** A matcher's verdict on a value: `isEqual: false` negates (Alertmanager's `!=` and `!~`). */

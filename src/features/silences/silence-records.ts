@@ -23,6 +23,12 @@ export interface Silence {
   recentSilenced: MutedAlert[];
 }
 
+/** What deciding whether a silence mutes needs: no comment, nothing of what it muted. */
+export type MatchableSilence = Pick<
+  Silence,
+  'id' | 'matchers' | 'startsAt' | 'endsAt' | 'updatedAt' | 'createdBy'
+>;
+
 /** What a silence is, apart from its id and what it muted. */
 export type SilenceFields = Pick<
   Silence,
@@ -88,6 +94,58 @@ export async function silencesEndingAfter(db: Db, after: number): Promise<Silenc
     .orderBy('ends_at')
     .execute();
   return rows.map(silenceOf);
+}
+
+/** Which version of a silence is stored: what a replica compares with what it holds. */
+export type SilenceVersion = Pick<Silence, 'id' | 'updatedAt' | 'endsAt'>;
+
+/** The versions of the silences that end after `after`: a few bytes each. */
+export async function silenceVersionsEndingAfter(db: Db, after: number): Promise<SilenceVersion[]> {
+  const rows = await db
+    .selectFrom('silences')
+    .select(['id', 'updated_at', 'ends_at'])
+    .where('ends_at', '>', after)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    updatedAt: Number(row.updated_at),
+    endsAt: Number(row.ends_at),
+  }));
+}
+
+/**
+ * The silences with these ids, without their comments and muted alerts: what every replica
+ * holds. Read a batch at a time: up to SILENCES_MAX of SILENCE_MAX_BYTES each are held, and
+ * reading them all at once would hold them twice.
+ */
+export async function matchableSilencesWithIds(
+  db: Db,
+  ids: readonly string[],
+): Promise<MatchableSilence[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('silences')
+    .select(['id', 'matchers', 'starts_at', 'ends_at', 'updated_at', 'created_by'])
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    matchers: JSON.parse(row.matchers) as Matcher[],
+    startsAt: Number(row.starts_at),
+    endsAt: Number(row.ends_at),
+    updatedAt: Number(row.updated_at),
+    createdBy: row.created_by,
+  }));
+}
+
+/** How many silences end after `now`: the unexpired ones, which SILENCES_MAX bounds. */
+export async function countSilencesEndingAfter(db: Db, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('silences')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('ends_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /**

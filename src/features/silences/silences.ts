@@ -1,17 +1,22 @@
-import { errors } from '../../errors.js';
+import { errors, SILENCE_PROBLEMS } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { timeOrderedId } from '../../support/time-ordered-id.js';
 import { publishEvent } from '../events/feed-events.js';
+import { RegexPrograms } from './regex-programs.js';
 import { SilenceCache } from './silence-cache.js';
 import { type FilterMatcher, silenceMatchesFilter } from './silence-filter.js';
+import { compileSilenceMatchers, matchesLabels } from './silence-matchers.js';
 import {
   addMutedAlerts,
+  countSilencesEndingAfter,
   findSilence,
   insertSilence,
   type MutedAlert,
+  matchableSilencesWithIds,
   replaceSilence,
   type Silence,
   silencesEndingAfter,
+  silenceVersionsEndingAfter,
 } from './silence-records.js';
 import { type PostableSilence, silenceState } from './silence-schema.js';
 import { validatedSilence } from './silence-validation.js';
@@ -25,6 +30,22 @@ const FULL_RELOAD_MS = 30_000;
 /** Alertmanager's default `--data.retention`: expired silences stay listed this long. */
 export const EXPIRED_RETENTION_MS = 120 * 60 * 60 * 1000;
 const EXPIRY_EVENT_TTL_S = 7 * 24 * 60 * 60;
+/**
+ * Estimated heap of the compiled regexes one replica keeps, and of their remembered verdicts
+ * (CONTRACT, Under races, crashes and abuse: 10,000 silences at their limits "fit in 256 MiB
+ * of heap"): room for thousands of ordinary patterns, or fifty at the 64 KiB limit; the rest
+ * are compiled again when an alert needs them and their verdicts are not remembered.
+ */
+const REGEX_HEAP_BUDGET = { programBytes: 64 * 1024 * 1024, verdictBytes: 32 * 1024 * 1024 };
+/** Silences read whole at a time when a replica loads them. */
+const RELOAD_BATCH = 500;
+/** Serializes the count check and the write of a silence across replicas. */
+const COUNT_LOCK = 'silences:count';
+
+/** A silence that mutes, or will mute once it starts, an incident's labels. */
+export interface MatchingSilence extends Silence {
+  state: 'active' | 'pending';
+}
 
 export interface Silences {
   /** Loads the unexpired silences and listens for changes from other replicas. */
@@ -39,11 +60,20 @@ export interface Silences {
   expire(id: string): Promise<void>;
   find(id: string): Promise<Silence | undefined>;
   list(filter: readonly FilterMatcher[], creators: readonly string[]): Promise<Silence[]>;
+  /**
+   * The silences not expired whose every matcher matches `labels` (CONTRACT, Silences, as
+   * Alertmanager matches), ending soonest first: those this replica holds that match, each
+   * read again from the database and judged as stored.
+   */
+  matching(labels: Readonly<Record<string, string>>): Promise<MatchingSilence[]>;
 }
 
 export function createSilences(services: Services): Silences {
-  const { store, bus, clock, log, metrics, once } = services;
-  const cache = new SilenceCache();
+  const { store, bus, clock, log, metrics, once, config } = services;
+  const programs = new RegexPrograms(REGEX_HEAP_BUDGET, (pattern, reason) =>
+    log.warn({ pattern: pattern.slice(0, 128), reason }, 'silences: a stored regex is unusable'),
+  );
+  const cache = new SilenceCache(programs);
   let muted = new Map<string, MutedAlert[]>();
   let timers: NodeJS.Timeout[] = [];
   let unsubscribe: (() => Promise<void>) | undefined;
@@ -54,9 +84,13 @@ export function createSilences(services: Services): Silences {
     else cache.remove(id);
   }
 
+  /** Reads again only what changed, a batch at a time, so the silences are never held twice. */
   async function reloadAll(): Promise<void> {
-    const now = clock.now();
-    cache.replaceAll(await silencesEndingAfter(store.db, now), now);
+    const stale = cache.keepOnly(await silenceVersionsEndingAfter(store.db, clock.now()));
+    for (let at = 0; at < stale.length; at += RELOAD_BATCH) {
+      const batch = await matchableSilencesWithIds(store.db, stale.slice(at, at + RELOAD_BATCH));
+      cache.putMany(batch, clock.now());
+    }
   }
 
   async function changed(id: string): Promise<void> {
@@ -131,6 +165,7 @@ export function createSilences(services: Services): Silences {
       await unsubscribe?.().catch(() => undefined);
       unsubscribe = undefined;
       await flushMuted();
+      programs.clear();
     },
 
     mutedBy(labels) {
@@ -146,10 +181,28 @@ export function createSilences(services: Services): Silences {
     },
 
     async save(body) {
-      const fields = validatedSilence(body, clock.now());
+      const now = clock.now();
+      const validated = validatedSilence(body, now, config.silenceMaxBytes);
+      const { fields } = validated;
       const id = body.id ?? timeOrderedId();
-      if (body.id === undefined) await insertSilence(store.db, id, fields);
-      else if (!(await replaceSilence(store.db, id, fields))) throw errors.notFound('Silence', id);
+      // CONTRACT, Under races, crashes and abuse: the count and the write under one lock
+      // (a mutex row on PostgreSQL, the write lock on SQLite), so replicas creating at once
+      // never pass SILENCES_MAX together.
+      await store.withLock(COUNT_LOCK, async (tx) => {
+        const replaced = body.id === undefined ? undefined : await findSilence(tx, id);
+        if (body.id !== undefined && !replaced) throw errors.notFound('Silence', id);
+        // Replacing an unexpired silence keeps the count; a new one, or an expired one
+        // renewed, adds one.
+        if (!replaced || replaced.endsAt <= now) {
+          const unexpired = await countSilencesEndingAfter(tx, now);
+          if (unexpired >= config.silencesMax) {
+            throw errors.silenceInvalid(SILENCE_PROBLEMS.tooMany(config.silencesMax));
+          }
+        }
+        if (replaced) await replaceSilence(tx, id, fields);
+        else await insertSilence(tx, id, fields);
+      });
+      for (const [pattern, program] of validated.programs) programs.keep(pattern, program);
       await changed(id);
       publishEvent(services, 'silence.created', { silence_id: id, actor: fields.createdBy });
       return id;
@@ -189,6 +242,22 @@ export function createSilences(services: Services): Silences {
         ),
         now,
       );
+    },
+
+    async matching(labels) {
+      const now = clock.now();
+      const found: MatchingSilence[] = [];
+      // The held silences say which may match; each is read again and judged as stored, so a
+      // change another replica made and this one has not heard of yet is not answered.
+      for (const id of cache.matchingIds(labels, now)) {
+        const silence = await findSilence(store.db, id);
+        if (!silence) continue;
+        const state = silenceState(silence, now);
+        if (state === 'expired') continue;
+        if (!matchesLabels(compileSilenceMatchers(silence.matchers, programs), labels)) continue;
+        found.push({ ...silence, state });
+      }
+      return found.sort((a, b) => a.endsAt - b.endsAt);
     },
   };
 }
