@@ -34,6 +34,7 @@ import { readbackRoutes } from './features/readbacks/readback-routes.js';
 import { loadPlaybooks } from './features/repair/playbooks.js';
 import { silenceRoutes } from './features/silences/silence-routes.js';
 import { createSilences } from './features/silences/silences.js';
+import { addressListMatcher } from './http/client-address.js';
 import { refuseCrossSiteRequests } from './http/cross-site.js';
 import {
   answerFrameworkError,
@@ -84,7 +85,11 @@ export async function buildApp(
     frameworkErrors: answerFrameworkError,
     ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  capConnectionsPerClient(app.server, config.maxConnectionsPerClient);
+  capConnectionsPerClient(
+    app.server,
+    config.maxConnectionsPerClient,
+    addressListMatcher(config.trustProxy),
+  );
   // After the per-address cap: a connection it closes makes nobody else's room.
   capConnections(app.server, config.maxConnections ?? defaultMaxConnections(), app.log);
   continueOnlyWhenBodyIsRead(app.server);

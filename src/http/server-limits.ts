@@ -67,10 +67,18 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
  * CONTRACT, Hostile clients: one client address holds at most `max` open connections;
  * further ones are closed at once, so one address cannot use up the process's descriptors
  * and everyone else keeps being answered.
+ *
+ * A proxy of TRUST_PROXY (`isTrustedProxy`) is not capped: every client behind it shares its
+ * address, so the cap would cut them all off together. MAX_CONNECTIONS still bounds it.
  */
-export function capConnectionsPerClient(server: Server, max: number): void {
+export function capConnectionsPerClient(
+  server: Server,
+  max: number,
+  isTrustedProxy: (address?: string) => boolean = () => false,
+): void {
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
+    if (isTrustedProxy(socket.remoteAddress)) return;
     const address = socket.remoteAddress ?? '';
     const count = (open.get(address) ?? 0) + 1;
     if (count > max) {

@@ -217,6 +217,25 @@ describe('one address cannot hold every connection (finding 1)', () => {
   });
 });
 
+describe('a proxy of TRUST_PROXY is not capped as one client', () => {
+  it('its connections past MAX_CONNECTIONS_PER_CLIENT stay open and are answered; another address is capped', async () => {
+    const { port } = await listening({ MAX_CONNECTIONS_PER_CLIENT: '3', TRUST_PROXY: '127.0.0.3' });
+    const proxied: RawConnection[] = [];
+    for (let index = 0; index < 6; index++) proxied.push(kept(await rawConnect(port, '127.0.0.3')));
+    for (const connection of proxied) {
+      connection.socket.write('GET /api/v1/livez HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+    }
+    for (const connection of proxied) {
+      expect(await receivedText(connection, '\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+    }
+
+    const direct: RawConnection[] = [];
+    for (let index = 0; index < 4; index++) direct.push(kept(await rawConnect(port, '127.0.0.4')));
+    await closedWithin(direct[3]!, 2000);
+    expect(direct.filter((connection) => !connection.isClosed()).length).toBe(3);
+  });
+});
+
 afterAll(() => {
   for (const connection of hold.splice(0)) connection.socket.destroy();
 });
