@@ -8,6 +8,7 @@ import {
   FAILURES_BEFORE_BLOCK,
   lockoutKey,
 } from '../ports/credential-failures.js';
+import { clientAddress } from './client-address.js';
 
 /** What every credential check needs: the secrets, the shared failure count and the log. */
 export interface GuardContext {
@@ -59,7 +60,7 @@ export function guarded(context: GuardContext, check: CredentialCheck): Guard {
       const count = await noteFailedCredential(context, request, credential);
       if (count > FAILURES_BEFORE_BLOCK) throw blocked(reply, FAILURE_WINDOW_SECONDS * 1000);
     } else if (credential) {
-      const key = lockoutKey(request.ip, credential);
+      const key = lockoutKey(clientAddress(request), credential);
       const waitMs = await failures.blockedFor(key).catch((error: unknown) => {
         // The count lives in Redis when several replicas share it: its outage must not
         // close every guarded route, and the credentials themselves are still checked.
@@ -91,14 +92,14 @@ export async function noteFailedCredential(
 ): Promise<number> {
   log.warn(
     {
-      client: request.ip,
+      client: clientAddress(request),
       operator: tried.operatorId,
       credential: tried.kind,
       route: `${request.method} ${request.routeOptions.url ?? request.url}`,
     },
     `failed credential: ${tried.kind}`,
   );
-  return failures.record(lockoutKey(request.ip, tried)).catch((error: unknown) => {
+  return failures.record(lockoutKey(clientAddress(request), tried)).catch((error: unknown) => {
     log.warn({ err: error }, 'credential failures: not counted');
     return 0;
   });

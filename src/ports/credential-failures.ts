@@ -36,7 +36,9 @@ export interface Credential {
  * credential kind, each operator id's key a kind of its own, so wrong console tokens never
  * close the Alertmanager receiver and wrong keys for `alice` never lock out `bob`. Unknown
  * operator ids get their own count too: a shared one would tell which ids exist. The
- * address comes first and holds no `|`, so two different pairs never share a key.
+ * address comes first and is an IP address (src/http/client-address.ts takes a forwarded
+ * value that is not one, or carries a port, down to one), which holds no `|`: two different
+ * pairs never share a key.
  */
 export function lockoutKey(address: string, credential: Credential): string {
   const what =
