@@ -93,11 +93,15 @@ describe('X-Forwarded-For', () => {
   it('a forwarded address with a port is the same client whatever its port: no new lockout per connection', async () => {
     const test = await buildTestApp({ env: { ...ENV, TRUST_PROXY: '10.0.0.1' } });
     await tenWrong(test, '10.0.0.1', (attempt) => `203.0.113.5:${40_000 + attempt}`);
-    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '203.0.113.5:50000')).statusCode).toBe(429);
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '203.0.113.5:50000')).statusCode).toBe(
+      429,
+    );
     expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '203.0.113.5')).statusCode).toBe(429);
     await tenWrong(test, '10.0.0.1', (attempt) => `[2001:DB8::5]:${40_000 + attempt}`);
     expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '2001:db8:0::5')).statusCode).toBe(429);
-    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '203.0.113.6:1234')).statusCode).toBe(200);
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '203.0.113.6:1234')).statusCode).toBe(
+      200,
+    );
   });
 
   it('a forwarded value that is no IP address counts against the proxy itself, not a new client each time', async () => {
