@@ -163,7 +163,18 @@ export function capConnections(server: Server, max: number, log?: FastifyBaseLog
   // write a line per connection.
   let closedSinceLine = 0;
   let lastLineAt = 0;
+  /**
+   * A connection closed elsewhere (a deadline, a client error, the per-address cap) is
+   * still held here until its `close` event, which comes a turn later: at the cap those
+   * take no room, so no live connection is closed in their place.
+   */
+  function forgetClosed() {
+    for (const socket of idle) if (socket.destroyed) idle.delete(socket);
+    for (const socket of busy.keys()) if (socket.destroyed) busy.delete(socket);
+  }
+
   function makeRoom() {
+    if (idle.size + busy.size >= max) forgetClosed();
     while (idle.size + busy.size >= max) {
       const victim = waitingLongest();
       if (!victim) return;
