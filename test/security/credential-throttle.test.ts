@@ -67,7 +67,7 @@ function readApi(test: TestApp, token: string | undefined, remoteAddress = '127.
   });
 }
 
-describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
+describe.each(backends())('failed credentials on %s: 401, then 429 per address and credential kind', (backend) => {
   it('GET /operators/me answers the id for the right key and 401 for a wrong one', async () => {
     const test = await buildTestApp({ backend, env: ENV });
     const right = await me(test, KEY);
@@ -277,7 +277,7 @@ describe('the throttle holds across replicas sharing Redis', () => {
   );
 });
 
-describe('the log of a failed credential (finding 2)', () => {
+describe('the log of a failed credential', () => {
   it('is a warn line with the client address and operator id, never the value tried', async () => {
     const tried = 'tried-value-XYZ-987654321';
     const server = await startServerProcess({
@@ -350,7 +350,7 @@ describe('the log of wrong keys for ever new operator ids', () => {
   });
 });
 
-describe('weak credentials (finding 2)', () => {
+describe('weak credentials: refused at start in prod, a warning elsewhere', () => {
   const weak = {
     OPERATOR_KEYS: 'alice:short',
     CONSOLE_TOKEN: 'short-token',

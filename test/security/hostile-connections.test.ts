@@ -24,7 +24,7 @@ function kept(connection: RawConnection): RawConnection {
   return connection;
 }
 
-describe('slow clients are cut off (finding 1)', () => {
+describe('slow clients are cut off', () => {
   it('a body trickled past REQUEST_TIMEOUT_MS is answered 408 and its connection closed', async () => {
     const { port } = await listening({ REQUEST_TIMEOUT_MS: '1500' });
     const connection = kept(await rawConnect(port));
@@ -66,7 +66,7 @@ describe('slow clients are cut off (finding 1)', () => {
   }, 15_000);
 });
 
-describe('a refusal is answered at once and closes without reading the body (findings 1, 6)', () => {
+describe('a refusal is answered at once and closes without reading the body', () => {
   const prodReceiver = { APP_ENV: 'prod', RECEIVER_TOKENS: RECEIVER_TOKEN };
 
   it('401 for a missing token, before any of the declared 100000 bytes, then the connection closes', async () => {
@@ -189,7 +189,7 @@ describe('a refusal is answered at once and closes without reading the body (fin
   });
 });
 
-describe('one address cannot hold every connection (finding 1)', () => {
+describe('one address cannot hold every connection', () => {
   it('past MAX_CONNECTIONS_PER_CLIENT its connections close at once; 127.0.0.2 still gets health', async () => {
     const { port } = await listening();
     const held: RawConnection[] = [];
