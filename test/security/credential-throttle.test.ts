@@ -67,7 +67,7 @@ function readApi(test: TestApp, token: string | undefined, remoteAddress = '127.
   });
 }
 
-describe.each(backends())('failed credentials on %s: 401, then 429 per address and credential kind', (backend) => {
+describe.each(backends())('failed credentials on %s, throttled per kind', (backend) => {
   it('GET /operators/me answers the id for the right key and 401 for a wrong one', async () => {
     const test = await buildTestApp({ backend, env: ENV });
     const right = await me(test, KEY);
