@@ -78,8 +78,9 @@ export async function buildApp(
     // prepareGracefulClose answers those 503s itself, in the API's shape.
     return503OnClosing: false,
     // CONTRACT, Under races, crashes and abuse: behind the proxies of TRUST_PROXY,
-    // `request.ip` is the client they forward, so each is throttled and logged on its own;
-    // anyone else's `X-Forwarded-For` is ignored.
+    // `request.ip` is the client they forward (taken down to an IP address by
+    // http/client-address.ts), so each is throttled and logged on its own, and
+    // `request.host` their `X-Forwarded-Host`; anyone else's `X-Forwarded-*` is ignored.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
     frameworkErrors: answerFrameworkError,
