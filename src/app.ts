@@ -34,6 +34,7 @@ import { readbackRoutes } from './features/readbacks/readback-routes.js';
 import { loadPlaybooks } from './features/repair/playbooks.js';
 import { silenceRoutes } from './features/silences/silence-routes.js';
 import { createSilences } from './features/silences/silences.js';
+import { addressListMatcher } from './http/client-address.js';
 import { refuseCrossSiteRequests } from './http/cross-site.js';
 import {
   answerFrameworkError,
@@ -77,14 +78,19 @@ export async function buildApp(
     // prepareGracefulClose answers those 503s itself, in the API's shape.
     return503OnClosing: false,
     // CONTRACT, Under races, crashes and abuse: behind the proxies of TRUST_PROXY,
-    // `request.ip` is the client they forward, so each is throttled and logged on its own;
-    // anyone else's `X-Forwarded-For` is ignored.
+    // `request.ip` is the client they forward (taken down to an IP address by
+    // http/client-address.ts), so each is throttled and logged on its own, and
+    // `request.host` their `X-Forwarded-Host`; anyone else's `X-Forwarded-*` is ignored.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_LENGTH },
     frameworkErrors: answerFrameworkError,
     ...connectionDeadlines(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  capConnectionsPerClient(app.server, config.maxConnectionsPerClient);
+  capConnectionsPerClient(
+    app.server,
+    config.maxConnectionsPerClient,
+    addressListMatcher(config.trustProxy),
+  );
   // After the per-address cap: a connection it closes makes nobody else's room.
   capConnections(app.server, config.maxConnections ?? defaultMaxConnections(), app.log);
   continueOnlyWhenBodyIsRead(app.server);

@@ -39,6 +39,8 @@ export interface Services {
   leases: Leases;
   /** Failed credentials per client address and credential kind, shared by every replica. */
   failures: CredentialFailures;
+  /** Failed operator keys per client address over all operator ids, shared likewise. */
+  operatorKeyFailures: CredentialFailures;
   /** The configured analyzer behind the spec's timeout, concurrency limit and breaker. */
   analyzer: ResilientAnalyzer;
   /**

@@ -6,6 +6,7 @@ import { RULE_EXPERTS } from '../features/analysis/experts.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Analyzer } from '../ports/analyzer.js';
 import { type Clock, systemClock } from '../ports/clock.js';
+import { OPERATOR_KEYS_PER_ADDRESS } from '../ports/credential-failures.js';
 import type { JobQueue } from '../ports/jobs.js';
 import type { Services } from '../services.js';
 import { createAnalyzer } from './analyzers/create-analyzer.js';
@@ -120,6 +121,7 @@ export async function createServices(
       jobs: withGivenUpSeries(createSqlJobs(store, clock, log, { onGivenUp }), metrics),
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
       failures: createMemoryCredentialFailures(),
+      operatorKeyFailures: createMemoryCredentialFailures(OPERATOR_KEYS_PER_ADDRESS),
       dependencies: [database],
     };
     return { services, close: () => closeAll(services) };
@@ -153,6 +155,9 @@ export async function createServices(
     ),
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),
     failures: sharedBlockReads(createRedisCredentialFailures(redis, prefix)),
+    operatorKeyFailures: sharedBlockReads(
+      createRedisCredentialFailures(redis, prefix, OPERATOR_KEYS_PER_ADDRESS),
+    ),
     dependencies: [
       database,
       {

@@ -41,6 +41,9 @@ export function isCrossSite(
  * the answer, but the request would still act. It is refused before any route runs, with
  * or without a body. Servers that post to the service (Alertmanager, Prometheus, the chat's
  * webhook) send neither header, so they are never refused here.
+ *
+ * The host compared is the one the browser sent its request to: `Host`, or from a proxy of
+ * TRUST_PROXY its `X-Forwarded-Host` (a forged one from anyone else is not read).
  */
 export function refuseCrossSiteRequests(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
@@ -48,7 +51,10 @@ export function refuseCrossSiteRequests(app: FastifyInstance): void {
     const crossSite = isCrossSite(
       headerText(request, 'sec-fetch-site'),
       headerText(request, 'origin'),
-      request.headers.host,
+      // Behind a proxy of TRUST_PROXY, the host the browser addressed is the proxy's
+      // `X-Forwarded-Host`: nginx sends the upstream's name in `Host` unless told otherwise.
+      // Fastify reads `X-Forwarded-Host` only from such a proxy, `Host` from anyone else.
+      request.host || undefined,
     );
     done(crossSite ? errors.crossSiteRefused() : undefined);
   });

@@ -67,10 +67,18 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
  * CONTRACT, Hostile clients: one client address holds at most `max` open connections;
  * further ones are closed at once, so one address cannot use up the process's descriptors
  * and everyone else keeps being answered.
+ *
+ * A proxy of TRUST_PROXY (`isTrustedProxy`) is not capped: every client behind it shares its
+ * address, so the cap would cut them all off together. MAX_CONNECTIONS still bounds it.
  */
-export function capConnectionsPerClient(server: Server, max: number): void {
+export function capConnectionsPerClient(
+  server: Server,
+  max: number,
+  isTrustedProxy: (address?: string) => boolean = () => false,
+): void {
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
+    if (isTrustedProxy(socket.remoteAddress)) return;
     const address = socket.remoteAddress ?? '';
     const count = (open.get(address) ?? 0) + 1;
     if (count > max) {
@@ -155,7 +163,18 @@ export function capConnections(server: Server, max: number, log?: FastifyBaseLog
   // write a line per connection.
   let closedSinceLine = 0;
   let lastLineAt = 0;
+  /**
+   * A connection closed elsewhere (a deadline, a client error, the per-address cap) is
+   * still held here until its `close` event, which comes a turn later: at the cap those
+   * take no room, so no live connection is closed in their place.
+   */
+  function forgetClosed() {
+    for (const socket of idle) if (socket.destroyed) idle.delete(socket);
+    for (const socket of busy.keys()) if (socket.destroyed) busy.delete(socket);
+  }
+
   function makeRoom() {
+    if (idle.size + busy.size >= max) forgetClosed();
     while (idle.size + busy.size >= max) {
       const victim = waitingLongest();
       if (!victim) return;

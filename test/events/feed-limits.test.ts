@@ -68,6 +68,20 @@ describe('feed caps (finding 1)', () => {
   });
 });
 
+describe('the per-address stream cap behind a proxy of TRUST_PROXY', () => {
+  it('counts a forwarded client by its address whatever port the proxy appends', async () => {
+    const { app } = await listening({ TRUST_PROXY: '127.0.0.1' });
+    for (let index = 0; index < 20; index++) {
+      const feed = await feedFrom(app, { 'x-forwarded-for': `203.0.113.5:${40_000 + index}` });
+      expect(feed.response.status).toBe(200);
+    }
+    const refused = await feedFrom(app, { 'x-forwarded-for': '203.0.113.5:50000' });
+    expect(refused.response.status).toBe(503);
+    const other = await feedFrom(app, { 'x-forwarded-for': '203.0.113.6:50000' });
+    expect(other.response.status).toBe(200);
+  });
+});
+
 describe('HEAD /events (finding 6)', () => {
   it('answers at once with the stream headers and no body', async () => {
     const { app } = await listening({ EVENTS_MAX_CLIENTS: '1' });

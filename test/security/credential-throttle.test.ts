@@ -67,7 +67,7 @@ function readApi(test: TestApp, token: string | undefined, remoteAddress = '127.
   });
 }
 
-describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
+describe.each(backends())('failed credentials on %s, throttled per kind', (backend) => {
   it('GET /operators/me answers the id for the right key and 401 for a wrong one', async () => {
     const test = await buildTestApp({ backend, env: ENV });
     const right = await me(test, KEY);
@@ -120,6 +120,33 @@ describe.each(backends())('failed credentials on %s (finding 2)', (backend) => {
     expect((await readApi(test, CONSOLE_TOKEN)).statusCode).toBe(200);
     expect((await receiver(test, RECEIVER_TOKEN)).statusCode).toBe(200);
     expect((await chatWebhook(test, CHAT_SECRET)).statusCode).toBe(200);
+  });
+
+  it('an address naming a new operator id with each wrong key is blocked from every operator key after 100 in a minute', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const answer = await me(test, 'wrong', '10.7.7.7', `nobody-${attempt}`);
+      expect(answer.statusCode).toBe(401);
+    }
+    const next = await me(test, 'wrong', '10.7.7.7', 'nobody-else');
+    expect(next.statusCode).toBe(429);
+    expect(Number(next.headers['retry-after'])).toBeGreaterThan(50);
+    const alice = await me(test, KEY, '10.7.7.7');
+    expect(alice.statusCode).toBe(429);
+    expect(Number(alice.headers['retry-after'])).toBeGreaterThan(50);
+    expect(Number(alice.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect((await me(test, BOB_KEY, '10.7.7.7', 'bob')).statusCode).toBe(429);
+    // Only operator keys, and only that address.
+    expect((await readApi(test, CONSOLE_TOKEN, '10.7.7.7')).statusCode).toBe(200);
+    expect((await me(test, KEY, '10.7.7.8')).statusCode).toBe(200);
+  });
+
+  it('ninety-nine wrong keys over many ids leave the right key of an operator with no failures usable', async () => {
+    const test = await buildTestApp({ backend, env: ENV });
+    for (let attempt = 0; attempt < 99; attempt++) {
+      expect((await me(test, 'wrong', '10.7.7.9', `nobody-${attempt}`)).statusCode).toBe(401);
+    }
+    expect((await me(test, KEY, '10.7.7.9')).statusCode).toBe(200);
   });
 
   it('ten wrong console tokens lock the address out of the console token only, never the Alertmanager receiver', async () => {
@@ -231,9 +258,26 @@ describe('the throttle holds across replicas sharing Redis', () => {
       expect(answers.filter((answer) => answer.statusCode === 429)).toHaveLength(50);
     },
   );
+
+  it.runIf(backends().includes('distributed'))(
+    'wrong keys for ever new ids spread over two replicas in parallel get exactly 100 evaluated',
+    async () => {
+      const first = await buildTestApp({ backend: 'distributed', env: ENV });
+      const second = await buildTestApp({ reuse: first });
+      const answers = await Promise.all(
+        Array.from({ length: 150 }, (_, index) =>
+          me(index % 2 ? first : second, 'wrong', '10.1.2.4', `nobody-${index}`),
+        ),
+      );
+      expect(answers.filter((answer) => answer.statusCode === 401)).toHaveLength(100);
+      expect(answers.filter((answer) => answer.statusCode === 429)).toHaveLength(50);
+      expect((await me(first, KEY, '10.1.2.4')).statusCode).toBe(429);
+      expect((await me(second, BOB_KEY, '10.1.2.4', 'bob')).statusCode).toBe(429);
+    },
+  );
 });
 
-describe('the log of a failed credential (finding 2)', () => {
+describe('the log of a failed credential', () => {
   it('is a warn line with the client address and operator id, never the value tried', async () => {
     const tried = 'tried-value-XYZ-987654321';
     const server = await startServerProcess({
@@ -277,7 +321,36 @@ describe('the log of a failed credential (finding 2)', () => {
   });
 });
 
-describe('weak credentials (finding 2)', () => {
+describe('the log of wrong keys for ever new operator ids', () => {
+  it('stops at one line saying the block once the address is blocked over all ids', async () => {
+    const server = await startServerProcess({
+      ...ENV,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      APP_ENV: 'staging',
+    });
+    for (let attempt = 0; attempt < 120; attempt++) {
+      const answer = await fetch(`${server.url}/api/v1/operators/me`, {
+        headers: { 'x-operator-id': `nobody-${attempt}`, 'x-operator-key': 'wrong' },
+      });
+      expect(answer.status).toBe(attempt < 100 ? 401 : 429);
+    }
+    await outputHas(server, 'address blocked for a minute over all ids');
+    const lines = server.output().split('\n');
+    expect(lines.filter((line) => line.includes('failed credential: operator key'))).toHaveLength(
+      100,
+    );
+    const blockLines = lines.filter((line) => line.includes('address blocked'));
+    expect(blockLines).toHaveLength(1);
+    expect(JSON.parse(blockLines[0]!)).toMatchObject({
+      level: 40,
+      client: '127.0.0.1',
+      credential: 'operator key',
+    });
+  });
+});
+
+describe('weak credentials: refused at start in prod, a warning elsewhere', () => {
   const weak = {
     OPERATOR_KEYS: 'alice:short',
     CONSOLE_TOKEN: 'short-token',

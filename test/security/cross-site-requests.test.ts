@@ -150,3 +150,52 @@ describe('isCrossSite', () => {
     expect(isCrossSite(site, origin, host)).toBe(expected);
   });
 });
+
+describe('cross-site requests behind a proxy that rewrites Host', () => {
+  let app: FastifyInstance;
+  const PROXY = '10.0.0.1';
+  // What nginx sends by default: the upstream's name in Host, the browser's in X-Forwarded-Host.
+  const FROM_PROXY = {
+    host: '127.0.0.1:8080',
+    'x-forwarded-host': 'console.example',
+    origin: 'https://console.example',
+    'sec-fetch-site': 'same-origin',
+  };
+
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false', TRUST_PROXY: PROXY } }));
+  });
+  afterAll(() => app?.close());
+
+  it('from a proxy of TRUST_PROXY, an Origin matching X-Forwarded-Host acts', async () => {
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/api/v1/heartbeats/behind-proxy',
+      remoteAddress: PROXY,
+      headers: FROM_PROXY,
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+  });
+
+  it('from a proxy of TRUST_PROXY, an Origin of another host than X-Forwarded-Host is refused', async () => {
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/api/v1/heartbeats/behind-proxy',
+      remoteAddress: PROXY,
+      headers: { ...FROM_PROXY, origin: 'https://evil.example' },
+    });
+    expect(answer.statusCode, answer.body).toBe(403);
+    expect(answer.json()).toEqual({ detail: 'Cross-site request refused' });
+  });
+
+  it('from anyone else, X-Forwarded-Host is not read: the Origin is compared with Host', async () => {
+    const answer = await app.inject({
+      method: 'POST',
+      url: '/api/v1/heartbeats/behind-proxy',
+      remoteAddress: '192.0.2.1',
+      headers: FROM_PROXY,
+    });
+    expect(answer.statusCode, answer.body).toBe(403);
+    expect(answer.json()).toEqual({ detail: 'Cross-site request refused' });
+  });
+});

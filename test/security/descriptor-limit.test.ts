@@ -1,7 +1,12 @@
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultMaxConnections, descriptorLimit } from '../../src/http/server-limits.js';
+import {
+  capConnections,
+  defaultMaxConnections,
+  descriptorLimit,
+} from '../../src/http/server-limits.js';
 import { tempDir } from '../helpers/backends.js';
 import { buildTestApp } from '../helpers/build-app.js';
 import { type RawConnection, rawConnect, receivedText } from '../helpers/raw-http.js';
@@ -121,5 +126,58 @@ describe('descriptors', () => {
     // 20 at most, the client answered among them: the newest idle ones are what is left.
     expect(open.length).toBeLessThanOrEqual(19);
     expect(open).toEqual(idle.slice(idle.length - open.length));
+  });
+});
+
+/** Server-side sockets of real loopback connections, handed out one by one. */
+async function serverSockets(count: number): Promise<{ sockets: net.Socket[]; close(): void }> {
+  const accepted: net.Socket[] = [];
+  const clients: net.Socket[] = [];
+  const pool = net.createServer((socket) => accepted.push(socket));
+  await new Promise<void>((resolve) => pool.listen(0, '127.0.0.1', resolve));
+  const { port } = pool.address() as AddressInfo;
+  for (let index = 0; index < count; index++) {
+    const client = net.connect(port, '127.0.0.1');
+    client.on('error', () => undefined);
+    clients.push(client);
+    await new Promise((resolve) => client.once('connect', resolve));
+  }
+  while (accepted.length < count) await new Promise((resolve) => setTimeout(resolve, 5));
+  return {
+    sockets: accepted,
+    close() {
+      for (const socket of [...accepted, ...clients]) socket.destroy();
+      pool.close();
+    },
+  };
+}
+
+describe('the connection cap counts only connections still open', () => {
+  it('a connection closed elsewhere, before its close event, takes no room: no live one is closed for it', async () => {
+    const { sockets, close } = await serverSockets(4);
+    try {
+      const [oldest, closedElsewhere, newcomer, extra] = sockets as net.Socket[] as [
+        net.Socket,
+        net.Socket,
+        net.Socket,
+        net.Socket,
+      ];
+      const server = http.createServer();
+      capConnections(server, 2);
+      server.emit('connection', oldest);
+      server.emit('connection', closedElsewhere);
+      // Closed by someone else (a deadline, a client error): its close event comes later.
+      closedElsewhere.destroy();
+      server.emit('connection', newcomer);
+      expect(oldest.destroyed).toBe(false);
+      expect(newcomer.destroyed).toBe(false);
+      // At the cap again, the longest idle makes room as before.
+      server.emit('connection', extra);
+      expect(oldest.destroyed).toBe(true);
+      expect(newcomer.destroyed).toBe(false);
+      expect(extra.destroyed).toBe(false);
+    } finally {
+      close();
+    }
   });
 });

@@ -24,7 +24,7 @@ function kept(connection: RawConnection): RawConnection {
   return connection;
 }
 
-describe('slow clients are cut off (finding 1)', () => {
+describe('slow clients are cut off', () => {
   it('a body trickled past REQUEST_TIMEOUT_MS is answered 408 and its connection closed', async () => {
     const { port } = await listening({ REQUEST_TIMEOUT_MS: '1500' });
     const connection = kept(await rawConnect(port));
@@ -66,7 +66,7 @@ describe('slow clients are cut off (finding 1)', () => {
   }, 15_000);
 });
 
-describe('a refusal is answered at once and closes without reading the body (findings 1, 6)', () => {
+describe('a refusal is answered at once and closes without reading the body', () => {
   const prodReceiver = { APP_ENV: 'prod', RECEIVER_TOKENS: RECEIVER_TOKEN };
 
   it('401 for a missing token, before any of the declared 100000 bytes, then the connection closes', async () => {
@@ -189,7 +189,7 @@ describe('a refusal is answered at once and closes without reading the body (fin
   });
 });
 
-describe('one address cannot hold every connection (finding 1)', () => {
+describe('one address cannot hold every connection', () => {
   it('past MAX_CONNECTIONS_PER_CLIENT its connections close at once; 127.0.0.2 still gets health', async () => {
     const { port } = await listening();
     const held: RawConnection[] = [];
@@ -214,6 +214,25 @@ describe('one address cannot hold every connection (finding 1)', () => {
     const again = kept(await rawConnect(port));
     again.socket.write('GET /api/v1/livez HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
     expect(await receivedText(again, '\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+  });
+});
+
+describe('a proxy of TRUST_PROXY is not capped as one client', () => {
+  it('its connections past MAX_CONNECTIONS_PER_CLIENT stay open and are answered; another address is capped', async () => {
+    const { port } = await listening({ MAX_CONNECTIONS_PER_CLIENT: '3', TRUST_PROXY: '127.0.0.3' });
+    const proxied: RawConnection[] = [];
+    for (let index = 0; index < 6; index++) proxied.push(kept(await rawConnect(port, '127.0.0.3')));
+    for (const connection of proxied) {
+      connection.socket.write('GET /api/v1/livez HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+    }
+    for (const connection of proxied) {
+      expect(await receivedText(connection, '\r\n\r\n')).toMatch(/^HTTP\/1\.1 200 /);
+    }
+
+    const direct: RawConnection[] = [];
+    for (let index = 0; index < 4; index++) direct.push(kept(await rawConnect(port, '127.0.0.4')));
+    await closedWithin(direct[3]!, 2000);
+    expect(direct.filter((connection) => !connection.isClosed()).length).toBe(3);
   });
 });
 

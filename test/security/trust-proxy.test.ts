@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { addressListMatcher, ipAddressIn } from '../../src/http/client-address.js';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -87,6 +88,51 @@ describe('X-Forwarded-For', () => {
       client: '203.0.113.42',
       credential: 'console token',
     });
+  });
+
+  it('a forwarded address with a port is the same client whatever its port: no new lockout per connection', async () => {
+    const test = await buildTestApp({ env: { ...ENV, TRUST_PROXY: '10.0.0.1' } });
+    await tenWrong(test, '10.0.0.1', (attempt) => `203.0.113.5:${40_000 + attempt}`);
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '203.0.113.5:50000')).statusCode).toBe(
+      429,
+    );
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '203.0.113.5')).statusCode).toBe(429);
+    await tenWrong(test, '10.0.0.1', (attempt) => `[2001:DB8::5]:${40_000 + attempt}`);
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '2001:db8:0::5')).statusCode).toBe(429);
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '203.0.113.6:1234')).statusCode).toBe(
+      200,
+    );
+  });
+
+  it('a forwarded value that is no IP address counts against the proxy itself, not a new client each time', async () => {
+    const test = await buildTestApp({ env: { ...ENV, TRUST_PROXY: '10.0.0.1' } });
+    await tenWrong(test, '10.0.0.1', (attempt) => `unknown-${attempt}`);
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', 'unknown-99')).statusCode).toBe(429);
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '_hidden')).statusCode).toBe(429);
+    expect((await readApi(test, CONSOLE_TOKEN, '10.0.0.1', '203.0.113.6')).statusCode).toBe(200);
+  });
+
+  it('client addresses are taken down to their IP address, in one form', () => {
+    expect(ipAddressIn('203.0.113.5')).toBe('203.0.113.5');
+    expect(ipAddressIn(' 203.0.113.5:41234 ')).toBe('203.0.113.5');
+    expect(ipAddressIn('[2001:DB8:0:0::5]:443')).toBe('2001:db8::5');
+    expect(ipAddressIn('[203.0.113.5]')).toBe('203.0.113.5');
+    expect(ipAddressIn('2001:db8::5')).toBe('2001:db8::5');
+    for (const bad of ['unknown', '_hidden', '', 'a|b', '203.0.113.5:x', '[::1', undefined]) {
+      expect(ipAddressIn(bad)).toBeUndefined();
+    }
+  });
+
+  it('TRUST_PROXY entries match addresses, CIDR ranges and IPv4-mapped IPv6 peers', () => {
+    const trusted = addressListMatcher(['10.0.0.0/8', '192.0.2.7', 'fd00::/8']);
+    expect(trusted('10.1.2.3')).toBe(true);
+    expect(trusted('::ffff:10.1.2.3')).toBe(true);
+    expect(trusted('192.0.2.7')).toBe(true);
+    expect(trusted('fd12::1')).toBe(true);
+    expect(trusted('192.0.2.8')).toBe(false);
+    expect(trusted('11.0.0.1')).toBe(false);
+    expect(trusted(undefined)).toBe(false);
+    expect(addressListMatcher([])('10.1.2.3')).toBe(false);
   });
 
   it('an entry that is not an address or CIDR range stops the start, naming it', () => {

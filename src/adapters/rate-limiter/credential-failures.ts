@@ -7,22 +7,24 @@ import {
 } from 'rate-limiter-flexible';
 import {
   type CredentialFailures,
-  FAILURE_WINDOW_SECONDS,
-  FAILURES_BEFORE_BLOCK,
+  type FailureLimit,
+  PER_CREDENTIAL,
 } from '../../ports/credential-failures.js';
 
 /**
- * The limiter allows FAILURES_BEFORE_BLOCK - 1 points a window: the failure that reaches the
- * limit is refused by the limiter, which then blocks the key for a whole window from that
- * moment ("for a minute after the tenth failure").
+ * The limiter allows `failures - 1` points a window: the failure that reaches the limit is
+ * refused by the limiter, which then blocks the key for a whole window from that moment
+ * ("for a minute after the tenth failure").
  */
-const LIMITS = {
-  points: FAILURES_BEFORE_BLOCK - 1,
-  duration: FAILURE_WINDOW_SECONDS,
-  blockDuration: FAILURE_WINDOW_SECONDS,
-};
+function limiterOptions(limit: FailureLimit) {
+  return {
+    points: limit.failures - 1,
+    duration: limit.windowSeconds,
+    blockDuration: limit.windowSeconds,
+  };
+}
 
-function failuresOn(limiter: RateLimiterAbstract): CredentialFailures {
+function failuresOn(limiter: RateLimiterAbstract, limit: FailureLimit): CredentialFailures {
   return {
     async record(key) {
       try {
@@ -35,25 +37,30 @@ function failuresOn(limiter: RateLimiterAbstract): CredentialFailures {
     },
     async blockedFor(key) {
       const state = await limiter.get(key);
-      if (!state || state.consumedPoints < FAILURES_BEFORE_BLOCK) return 0;
+      if (!state || state.consumedPoints < limit.failures) return 0;
       return Math.max(state.msBeforeNext, 1);
     },
   };
 }
 
 /** One process's count: the embedded service is one process. */
-export function createMemoryCredentialFailures(): CredentialFailures {
-  return failuresOn(new RateLimiterMemory(LIMITS));
+export function createMemoryCredentialFailures(limit = PER_CREDENTIAL): CredentialFailures {
+  return failuresOn(new RateLimiterMemory(limiterOptions(limit)), limit);
 }
 
 /** Counted in Redis, so a guess spread over several replicas is counted once. */
-export function createRedisCredentialFailures(redis: Redis, prefix: string): CredentialFailures {
+export function createRedisCredentialFailures(
+  redis: Redis,
+  prefix: string,
+  limit = PER_CREDENTIAL,
+): CredentialFailures {
   return failuresOn(
     new RateLimiterRedis({
-      ...LIMITS,
+      ...limiterOptions(limit),
       storeClient: redis,
       useRedisPackage: false,
-      keyPrefix: `${prefix}credential-failures`,
+      keyPrefix: `${prefix}${limit.name}`,
     }),
+    limit,
   );
 }

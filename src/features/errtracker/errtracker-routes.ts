@@ -4,7 +4,6 @@ import { errors, HttpError } from '../../errors.js';
 import { operatorKeyOf, operatorOf } from '../../http/access-guards.js';
 import { blocked, guarded, noteFailedCredential } from '../../http/credential-guard.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
-import { FAILURE_WINDOW_SECONDS, FAILURES_BEFORE_BLOCK } from '../../ports/credential-failures.js';
 import type { Services } from '../../services.js';
 import { isCanary } from './canary.js';
 import { registerExternalEventRoutes } from './external-event-routes.js';
@@ -90,8 +89,8 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
         isCanary(request.body) &&
         operatorOf(services.config.operatorKeys, operatorId, operatorKey) === undefined
       ) {
-        const failures = await noteFailedCredential(services, request, operatorKeyOf(operatorId));
-        if (failures > FAILURES_BEFORE_BLOCK) throw blocked(reply, FAILURE_WINDOW_SECONDS * 1000);
+        const waitMs = await noteFailedCredential(services, request, operatorKeyOf(operatorId));
+        if (waitMs > 0) throw blocked(reply, waitMs);
       }
       try {
         return await handleTrackerDelivery(services, {

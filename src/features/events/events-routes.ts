@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
+import { clientAddress } from '../../http/client-address.js';
 import { endStreamsOnClose, STREAM_HEADERS } from '../../http/event-stream.js';
 import { hijackKeepingHeaders } from '../../http/security-headers.js';
 import { compareFeedIds, FEED_KEPT_EVENTS, type FeedEntry } from '../../ports/event-feed.js';
@@ -204,7 +205,7 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
         request.headers['last-event-id'],
         request.query.last_event_id,
       );
-      const release = slots.take(request.ip);
+      const release = slots.take(clientAddress(request));
       if (!release) {
         // Answered here, not thrown: a refusal by design is no error for the log.
         return reply
