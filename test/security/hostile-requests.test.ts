@@ -25,7 +25,7 @@ async function incidentCount(test: TestApp): Promise<number> {
   return (list.json() as { items: unknown[] }).items.length;
 }
 
-describe('form and plain-text posts (finding 3)', () => {
+describe('form and plain-text posts', () => {
   it.each(FORM_TYPES)(
     '%s is refused 415 on every route no secret guards, and records nothing',
     async (type) => {
@@ -83,7 +83,7 @@ describe('form and plain-text posts (finding 3)', () => {
   });
 });
 
-describe('DNS rebinding (finding 3)', () => {
+describe('DNS rebinding', () => {
   const get = (test: TestApp, host: string) =>
     test.app.inject({ method: 'GET', url: '/api/v1/incidents', headers: { host } });
 
@@ -118,6 +118,24 @@ describe('DNS rebinding (finding 3)', () => {
     expect((await get(listed, 'alerts.example.com')).statusCode).toBe(421);
     expect((await get(listed, 'alerts.internal')).statusCode).toBe(200);
   });
+
+  it('behind a proxy of TRUST_PROXY the browser\'s host is its X-Forwarded-Host; from anyone else that header is ignored', async () => {
+    const test = await buildTestApp({
+      env: { HOST: '0.0.0.0', ALLOWED_HOSTS: 'alerts.example.com', TRUST_PROXY: '10.0.0.5' },
+    });
+    const via = (remoteAddress: string, forwardedHost: string) =>
+      test.app.inject({
+        method: 'GET',
+        url: '/api/v1/incidents',
+        remoteAddress,
+        headers: { host: 'backend:3000', 'x-forwarded-host': forwardedHost },
+      });
+    expect((await via('10.0.0.5', 'alerts.example.com')).statusCode).toBe(200);
+    expect((await via('10.0.0.5', 'rebound.attacker.example')).statusCode).toBe(421);
+    expect((await via('10.0.0.9', 'alerts.example.com')).json()).toEqual({
+      detail: 'Unknown host: backend',
+    });
+  });
 });
 
 const batch = (count: number) => ({
@@ -129,7 +147,7 @@ const batch = (count: number) => ({
   })),
 });
 
-describe.each(backends())('alerts per body on %s (finding 4)', (backend) => {
+describe.each(backends())('alerts per body on %s', (backend) => {
   it('a 1,001-alert body is refused 413 and nothing is recorded', async () => {
     const test = await buildTestApp({ backend });
     const answer = await postSigned(test.app, '/api/v1/webhooks/alertmanager', batch(1001));
@@ -150,7 +168,7 @@ describe.each(backends())('alerts per body on %s (finding 4)', (backend) => {
   });
 });
 
-describe('control characters in identifying fields (finding 5)', () => {
+describe('control characters in identifying fields', () => {
   it.each([
     ['body.target_resource', { alert_name: 'A', target_resource: 'db\u0000' }],
     ['body.alert_name', { alert_name: 'bell\u0007' }],
