@@ -119,7 +119,7 @@ describe('DNS rebinding', () => {
     expect((await get(listed, 'alerts.internal')).statusCode).toBe(200);
   });
 
-  it('behind a proxy of TRUST_PROXY the browser\'s host is its X-Forwarded-Host; from anyone else that header is ignored', async () => {
+  it("behind a proxy of TRUST_PROXY the browser's host is its X-Forwarded-Host; from anyone else that header is ignored", async () => {
     const test = await buildTestApp({
       env: { HOST: '0.0.0.0', ALLOWED_HOSTS: 'alerts.example.com', TRUST_PROXY: '10.0.0.5' },
     });

@@ -35,7 +35,7 @@ function bodyAtLimits(index: number, now: number) {
 /**
  * CONTRACT, Under races, crashes and abuse: 10,000 silences at the limits "load at start
  * within 10 s". The heap and the converged alert's throughput they cost are measured by
- * test/silences/silence-load-measure.ts.
+ * bench/silence-load.ts.
  */
 describe.each(backends())('10,000 silences at the limits on %s', async (backend) => {
   it('load at a restart within 10 s, and each still mutes', { timeout: 240_000 }, async () => {

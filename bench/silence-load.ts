@@ -2,7 +2,7 @@
  * Measures what 10,000 silences at their limits cost a replica (CONTRACT, Under races,
  * crashes and abuse: "fit in 256 MiB of heap, load at start within 10 s and still cost a
  * converged alert no more than a fifth of its throughput"). Not a test: run it with
- *   node --expose-gc --import tsx test/silences/silence-load-measure.ts \
+ *   node --expose-gc --import tsx bench/silence-load.ts \
  *     <sqlite|postgres> <indexed|regex-only> [count, 10000; 0 for the baseline]
  * (DATABASE_URL=postgres://… for postgres). It prints one JSON line of figures.
  */
@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { insertSilence } from '../../src/features/silences/silence-records.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { insertSilence } from '../src/features/silences/silence-records.js';
 
 const [kind = 'sqlite', shape = 'indexed', count = '10000'] = process.argv.slice(2);
 const COUNT = Number(count);
