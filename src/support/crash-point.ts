@@ -7,7 +7,7 @@
 const crashAt = process.env.NODE_ENV === 'test' ? process.env.TEST_CRASH_AT : undefined;
 
 /** The steps a crash test may stop the process at. */
-export type CrashStep = 'resolve:before-approval-expiry';
+export type CrashStep = 'resolve:before-approval-expiry' | 'resolve:after-commit';
 
 export function crashPoint(step: CrashStep): void {
   if (crashAt === step) process.kill(process.pid, 'SIGKILL');

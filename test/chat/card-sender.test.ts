@@ -253,6 +253,23 @@ describe.each(backends())('card sender on %s', (backend: Backend) => {
       expect(tg.calls('editMessageText')).toHaveLength(1);
     });
 
+    // CONTRACT, Under races, crashes and abuse: the job that closes an expired approval's
+    // cards after a crash runs after the immediate edit too, or twice; it changes nothing.
+    it('leaves a card already showing the same decision alone', async () => {
+      const sender = createCardSender(services);
+      const pushed = await sender.push(card);
+      const at = clock.ms;
+      await sender.markDecided(card.approval_id, 'Incident resolved', 'console_alice', at);
+      const shown = tg.message(pushed.message_id!)!.text;
+      clock.advance(60_000);
+      await sender.markDecided(card.approval_id, 'Incident resolved', 'console_alice', at);
+      expect(tg.calls('editMessageText')).toHaveLength(1);
+      expect(tg.message(pushed.message_id!)?.text).toBe(shown);
+      // Another decision still edits it (a second signer's after the first's).
+      await sender.markDecided(card.approval_id, 'approved', 'tg_42');
+      expect(tg.calls('editMessageText')).toHaveLength(2);
+    });
+
     it('keeps going past a card that cannot be edited', async () => {
       const sender = createCardSender(services);
       await sender.push(card);

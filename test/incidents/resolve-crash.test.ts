@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { decisionsOf } from '../../src/features/approvals/approval-decision-records.js';
 import { findApproval } from '../../src/features/approvals/approval-records.js';
+import { chatEnv, openIncidentCard } from '../chat/chat-flow.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { startServerProcess } from '../helpers/server-process.js';
+import { startTelegramStandIn } from '../helpers/telegram-stand-in.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'alice-key-0123456789';
 const ENV = { SIGNAL_CONSUMER: 'false', OPERATOR_KEYS: `alice:${KEY}` };
@@ -102,5 +105,51 @@ describe.each(backends())('a resolve killed half-way on %s', (backend) => {
     expect(decisions.map((row) => [row.decision, row.actor, row.to_status])).toEqual([
       ['move', 'console_alice', 'expired'],
     ]);
+  });
+
+  /**
+   * "a crash at any instant leaves no half-done state that nobody completes": the job that
+   * closes the approval's cards commits with the resolve, so a process killed right after
+   * the commit, before it edited the card, leaves the job to the next process to run.
+   */
+  it('closes the card after a kill right after the resolve committed, once restarted', async () => {
+    const tg = await startTelegramStandIn();
+    const setup = await buildTestApp({ backend, env: { ...chatEnv(tg), ...ENV } });
+    const card = await openIncidentCard(setup.app, tg, firing('crash-card-1'));
+    expect(tg.message(card.messageId)?.reply_markup).toBeDefined();
+    await setup.close();
+
+    const { child, url } = await startServerProcess({
+      ...setup.env,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'test',
+      TEST_CRASH_AT: 'resolve:after-commit',
+    });
+    const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    const cut = await fetch(`${url}/api/v1/incidents/${card.incidentId}/resolve`, {
+      method: 'POST',
+      headers: alice,
+    }).then(
+      (response) => response.status,
+      () => 'cut off',
+    );
+    expect(cut).toBe('cut off');
+    expect(await exited).toBe('SIGKILL');
+    // Killed before its edit: the card still shows its buttons.
+    expect(tg.message(card.messageId)?.reply_markup).toBeDefined();
+
+    const { app } = await buildTestApp({ reuse: setup });
+    expect((await findApproval(app.services.store.db, card.approvalId))?.status).toBe('expired');
+    const closed = await waitFor(
+      async () => {
+        const message = tg.message(card.messageId);
+        return message && message.reply_markup === undefined ? message : undefined;
+      },
+      { timeoutMs: 15_000, what: 'the card closed by the restarted process' },
+    );
+    expect(closed.text).toContain('Incident resolved');
+    expect(closed.text).toContain('console_alice');
+    await tg.close();
   });
 });

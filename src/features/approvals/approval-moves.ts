@@ -31,7 +31,12 @@ export interface DecisionToken {
 
 export type DecisionOutcome =
   | { ok: true; status: ApprovalStatus; execution_triggered: boolean; signers: string[] }
-  | { ok: false; refusal: DecisionRefusal };
+  | {
+      ok: false;
+      refusal: DecisionRefusal;
+      /** Set when this decision expired the approval on its incident's resolver's behalf. */
+      expiredBy?: string;
+    };
 
 export interface Decider {
   actor: string;
@@ -78,35 +83,44 @@ async function pendingApproval(
   return { found: true, riskLevel: approval.risk_level, incidentId: approval.incident_id };
 }
 
-export interface SignHooks {
+export interface DecisionHooks {
+  /**
+   * Who resolved the approval's incident, read in the decision's transaction; null while it
+   * is unresolved. A resolved incident's approval is expired, never approved or rejected.
+   */
+  incidentResolvedBy?: (tx: Tx, incidentId: string) => Promise<string | null>;
+  /**
+   * Runs in the decision's transaction when it found the incident resolved and expired the
+   * approval on its resolver's behalf: what must follow that expiry (closing its cards)
+   * commits with it, as after the resolve itself.
+   */
+  onExpired?: (tx: Tx, resolvedBy: string) => Promise<void>;
+}
+
+export interface SignHooks extends DecisionHooks {
   /**
    * Runs in the decision's transaction when this signature approves: what must follow an
    * approval (its execution) commits with it or not at all.
    */
   onApproved?: (tx: Tx) => Promise<void>;
-  /**
-   * Who resolved the approval's incident, read in the decision's transaction; null while it
-   * is unresolved. A resolved incident's approval is expired, never approved.
-   */
-  incidentResolvedBy?: (tx: Tx, incidentId: string) => Promise<string | null>;
 }
 
+type PendingFound = Extract<PendingLookup, { found: true }>;
+
 /**
- * CONTRACT, Approvals: one signature approves; critical needs two distinct signers (the
- * first leaves it pending, and the same signer cannot sign twice); acting on a non-pending
- * approval is refused. Under the approval's lock, so two approvers at once never both
- * approve it. `token` (the card pressed) is used only by a signature that counts.
- *
- * CONTRACT, Under races, crashes and abuse, Resolving: an approval still pending for an
- * incident already resolved (written before resolving expired it in the same transaction)
- * is expired here on its resolver's behalf and the signature refused, as after the resolve.
+ * What every decision does first, under the approval's lock: refuse a used card or an
+ * approval no longer pending; then, CONTRACT, Under races, crashes and abuse, Resolving: an
+ * approval still pending for an incident already resolved (written before resolving expired
+ * it in the same transaction) is expired here on its resolver's behalf and the decision
+ * refused, as after the resolve (`expiredBy` names the resolver). Otherwise `decide` runs.
  */
-export function signApproval(
+function decidePending(
   store: Store,
   approvalId: string,
   decider: Decider,
-  hooks: SignHooks = {},
-  token?: DecisionToken,
+  hooks: DecisionHooks,
+  token: DecisionToken | undefined,
+  decide: (tx: Tx, found: PendingFound) => Promise<DecisionOutcome>,
 ): Promise<DecisionOutcome> {
   return store.withLock(approvalLock(approvalId), async (tx) => {
     const found = await pendingApproval(tx, approvalId, token);
@@ -117,8 +131,31 @@ export function signApproval(
         : null;
     if (resolvedBy !== null) {
       await expireIn(tx, approvalId, { actor: resolvedBy, channel: 'lifecycle', now: decider.now });
-      return { ok: false, refusal: { reason: 'already_decided', status: 'expired' } };
+      await hooks.onExpired?.(tx, resolvedBy);
+      return {
+        ok: false,
+        refusal: { reason: 'already_decided', status: 'expired' },
+        expiredBy: resolvedBy,
+      };
     }
+    return decide(tx, found);
+  });
+}
+
+/**
+ * CONTRACT, Approvals: one signature approves; critical needs two distinct signers (the
+ * first leaves it pending, and the same signer cannot sign twice); acting on a non-pending
+ * approval is refused. Under the approval's lock, so two approvers at once never both
+ * approve it. `token` (the card pressed) is used only by a signature that counts.
+ */
+export function signApproval(
+  store: Store,
+  approvalId: string,
+  decider: Decider,
+  hooks: SignHooks = {},
+  token?: DecisionToken,
+): Promise<DecisionOutcome> {
+  return decidePending(store, approvalId, decider, hooks, token, async (tx, found) => {
     const earlier = await approversOf(tx, approvalId);
     if (earlier.includes(decider.actor)) {
       return { ok: false, refusal: { reason: 'same_signer', actor: decider.actor } };
@@ -141,16 +178,15 @@ async function expireIn(tx: Tx, approvalId: string, decider: Decider) {
   await recordDecision(tx, approvalId, decider, 'move', 'pending', 'expired');
 }
 
-/** CONTRACT, Approvals: "One rejection rejects." */
+/** CONTRACT, Approvals: "One rejection rejects." (of an approval still pending, as signing) */
 export function rejectApproval(
   store: Store,
   approvalId: string,
   decider: Decider,
+  hooks: DecisionHooks = {},
   token?: DecisionToken,
 ): Promise<DecisionOutcome> {
-  return store.withLock(approvalLock(approvalId), async (tx) => {
-    const found = await pendingApproval(tx, approvalId, token);
-    if (!found.found) return { ok: false, refusal: found.refusal };
+  return decidePending(store, approvalId, decider, hooks, token, async (tx) => {
     if (token && !(await token.use(tx))) return { ok: false, refusal: { reason: 'card_used' } };
     await recordDecision(tx, approvalId, decider, 'reject', 'pending', 'rejected');
     await setApprovalStatus(tx, approvalId, 'rejected', decider.now);

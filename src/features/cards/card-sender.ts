@@ -230,7 +230,12 @@ export function createCardSender(services: Services): CardSender {
   }
 
   // CONTRACT, Chat callbacks: "a decided card loses its buttons ... and shows who decided".
-  async function markDecided(approvalId: string, decision: string, actor: string): Promise<void> {
+  async function markDecided(
+    approvalId: string,
+    decision: string,
+    actor: string,
+    at = clock.now(),
+  ): Promise<void> {
     if (!chat.configured) return;
     await serially(approvalId, async () => {
       let cards: CardRow[];
@@ -240,7 +245,7 @@ export function createCardSender(services: Services): CardSender {
         log.warn({ err: error, approvalId }, 'approval cards not read');
         return;
       }
-      const decided = { decision, actor, at: clock.now() };
+      const decided = { decision, actor, at };
       for (const card of cards) {
         try {
           await markCardDecided(card, decided);
@@ -268,6 +273,9 @@ export function createCardSender(services: Services): CardSender {
     }
     const stored = decodeStoredCard(row.text);
     const { decision, actor, at } = decided;
+    // Marked again with the same decision (a follow-up job after the immediate edit, or run
+    // twice): the card already says so, and the chat would refuse an edit that changes nothing.
+    if (isSameDecision(stored.decided, decided)) return;
     const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
     await chat.editMessage(row.message_id, text, null);
     await saveStoredCard(store.db, row.nonce, { ...stored, decided });
@@ -284,6 +292,15 @@ export function createCardSender(services: Services): CardSender {
     idle: () => queue.idle(),
     close: () => queue.close(),
   };
+}
+
+function isSameDecision(shown: CardDecision | null, decided: CardDecision): boolean {
+  return (
+    shown !== null &&
+    shown.decision === decided.decision &&
+    shown.actor === decided.actor &&
+    shown.at === decided.at
+  );
 }
 
 /**

@@ -88,6 +88,9 @@ export interface CardSender {
   idle(): Promise<void>;
   /** At shutdown: cards still waiting are given up (their rows stay for `/card`). */
   close(): void;
-  /** A decided approval: its cards lose their buttons and say who decided. */
-  markDecided(approvalId: string, decision: string, actor: string): Promise<void>;
+  /**
+   * A decided approval: its cards lose their buttons and say who decided, and when (`at`,
+   * now by default). A card already showing that very decision is left as it is.
+   */
+  markDecided(approvalId: string, decision: string, actor: string, at?: number): Promise<void>;
 }

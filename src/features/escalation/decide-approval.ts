@@ -19,6 +19,7 @@ import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
 import { incidentStatusOf } from '../incidents/incident-records.js';
 import { addApprovedExecution, relayApprovedExecution } from './approved-execution.js';
+import { addExpiredCardsJob, announceExpiredApproval } from './expired-approval.js';
 
 /** What a decision needs: the services and the chat's cards. */
 export interface DecisionDeps {
@@ -34,7 +35,7 @@ export interface Decider {
 
 export type DecisionResult =
   | { ok: true; status: ApprovalStatus; execution_triggered: boolean; signers: string[] }
-  | { ok: false; refusal: DecisionRefusal };
+  | { ok: false; refusal: DecisionRefusal; expiredBy?: string };
 
 /**
  * CONTRACT, Approvals, for every channel (chat, console): one signature approves, critical
@@ -55,20 +56,29 @@ export async function decideApproval(
   const now = services.clock.now();
   const decider = { ...who, now };
   const token = cardNonce === undefined ? undefined : cardToken(cardNonce, now);
+  // CONTRACT, Under races, crashes and abuse, Resolving: either decision expires the pending
+  // approval of a resolved incident, and its cards close as after the resolve.
+  const onResolved = {
+    incidentResolvedBy: resolverOf,
+    onExpired: (tx: Tx, resolvedBy: string) =>
+      addExpiredCardsJob(services, tx, approvalId, resolvedBy, now),
+  };
   const outcome =
     action === 'approve'
       ? await signApproval(
           services.store,
           approvalId,
           decider,
-          {
-            onApproved: (tx) => addApprovedExecution(tx, approvalId, who, now),
-            incidentResolvedBy: resolverOf,
-          },
+          { ...onResolved, onApproved: (tx) => addApprovedExecution(tx, approvalId, who, now) },
           token,
         )
-      : await rejectApproval(services.store, approvalId, decider, token);
-  if (!outcome.ok) return outcome;
+      : await rejectApproval(services.store, approvalId, decider, onResolved, token);
+  if (!outcome.ok) {
+    if (outcome.expiredBy !== undefined) {
+      await announceExpiredApproval(deps, approvalId, outcome.expiredBy, now);
+    }
+    return outcome;
+  }
   publishEvent(services, 'approval.updated', {
     approval_id: approvalId,
     status: outcome.status,

@@ -7,6 +7,7 @@ import type { Playbook } from '../repair/playbooks.js';
 import { registerRepairWorkers, repairDeps } from '../repair/repair-jobs.js';
 import { registerExecutionWorker } from './approved-execution.js';
 import type { DecisionDeps } from './decide-approval.js';
+import { registerExpiredCardsWorker } from './expired-approval.js';
 import { registerIncidentWorkers } from './incident-followup.js';
 import { startIncidentTimeout } from './incident-timeout.js';
 
@@ -45,6 +46,7 @@ export function createEscalation(services: Services, playbooks: readonly Playboo
       registerIncidentWorkers(services, cards, repair);
       registerRepairWorkers(services, repair);
       registerExecutionWorker(services, repair);
+      registerExpiredCardsWorker(services, cards);
     },
     startLoops: () => startIncidentTimeout({ services, cards }),
     flush: () => hitCounts.flushAll(),

@@ -5,6 +5,7 @@ import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
 import { findIncident, type IncidentStatus, moveIncident } from '../incidents/incident-records.js';
 import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
+import { addExpiredCardsJob, announceExpiredApproval } from './expired-approval.js';
 
 /** Why a move changed nothing: the incident is not there, or is past that move already. */
 export type MoveRefusal = 'not_found' | 'already_acknowledged' | 'already_resolved';
@@ -54,7 +55,8 @@ const UNRESOLVED: readonly IncidentStatus[] = ['open', 'acknowledged'];
  *
  * CONTRACT, Under races, crashes and abuse, Resolving: the status, the approval's expiry
  * and the timeline entry commit in one transaction, under the approval's lock as every move
- * of it is, so a crash never leaves a resolved incident with an approval still to approve.
+ * of it is, so a crash never leaves a resolved incident with an approval still to approve;
+ * the job that closes the approval's cards commits with them (expired-approval.ts).
  * An incident's approval is fixed when it opens, so it is read before the lock is taken.
  * `silentSince` (the timeout's): resolve only if its last alert is still older than that
  * once its row is locked.
@@ -88,19 +90,15 @@ export async function resolveIncident(
       const expired =
         approvalId !== null &&
         (await moveApprovalIn(tx, approvalId, ['pending'], 'expired', lifecycle));
+      if (expired) await addExpiredCardsJob(services, tx, approvalId, actor, now);
       return { expired };
     },
   );
   if (!moved) return refusalFor(services, incidentId);
+  crashPoint('resolve:after-commit');
   publishEvent(services, 'incident.resolved', { incident_id: incidentId, actor });
   if (approvalId && moved.expired) {
-    publishEvent(services, 'approval.updated', {
-      approval_id: approvalId,
-      status: 'expired',
-      actor,
-      channel: 'lifecycle',
-    });
-    await cards.markDecided(approvalId, 'Incident resolved', actor);
+    await announceExpiredApproval({ services, cards }, approvalId, actor, now);
   }
   return { ok: true };
 }

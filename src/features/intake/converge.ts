@@ -149,11 +149,17 @@ async function joinOrOpen(
     open.set(first.arrival.alert.fingerprint, head);
   });
 
-  const joins: Array<{ head: IncidentHead; joining: Slot[]; reopened: boolean }> = [];
+  const joins: Array<{
+    fingerprint: string;
+    head: IncidentHead;
+    joining: [Slot, ...Slot[]];
+    reopened: boolean;
+  }> = [];
   for (const [fingerprint, group] of byFingerprint) {
-    const joining = group.filter((slot) => !slot.result);
+    const [first, ...rest] = group.filter((slot) => !slot.result);
     const head = open.get(fingerprint);
-    if (joining.length === 0 || !head) continue;
+    if (!first || !head) continue;
+    const joining: [Slot, ...Slot[]] = [first, ...rest];
     // CONTRACT, Incident lifecycle: a firing alert converging into a resolved incident
     // reopens it. The row is not locked yet: the status read may be stale, which
     // addIncidentHits finds (below).
@@ -164,7 +170,7 @@ async function joinOrOpen(
       ]);
       head.status = 'open';
     }
-    joins.push({ head, joining, reopened });
+    joins.push({ fingerprint, head, joining, reopened });
   }
   // One incident per fingerprint, so each id is raised once, by all its alerts.
   const counts = await addIncidentHits(
@@ -173,20 +179,19 @@ async function joinOrOpen(
     now,
   );
   const resolvedMeanwhile = new Map<string, [Slot, ...Slot[]]>();
-  for (const { head, joining, reopened } of joins) {
+  for (const { fingerprint, head, joining, reopened } of joins) {
     const hitCount = counts.get(head.id);
     if (hitCount === undefined) {
       // CONTRACT, Under races, crashes and abuse, Resolving: resolved between the lookup and
       // the row's lock; never converge silently into it.
-      const [first, ...rest] = joining as [Slot, ...Slot[]];
-      resolvedMeanwhile.set(first.arrival.alert.fingerprint, [first, ...rest]);
+      resolvedMeanwhile.set(fingerprint, joining);
       continue;
     }
     const base = hitCount - joining.length;
     joining.forEach((slot, position) => {
       slot.result = resultOf(slot.arrival.alert, head, 'converged', base + position + 1);
     });
-    if (reopened && joining[0]?.result) joining[0].result.reopened = true;
+    if (reopened && joining[0].result) joining[0].result.reopened = true;
   }
   return resolvedMeanwhile;
 }

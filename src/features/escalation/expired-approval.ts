@@ -1,0 +1,93 @@
+import { Type } from 'typebox';
+import type { Tx } from '../../ports/store.js';
+import type { Services } from '../../services.js';
+import { typedJob } from '../../support/typed-job.js';
+import type { CardSender } from '../cards/card-types.js';
+import { publishEvent } from '../events/feed-events.js';
+import { followUpWriter } from '../outbox/follow-up-writer.js';
+import { completeFollowUpJob } from '../outbox/outbox-relay.js';
+
+/**
+ * What follows an approval expired because its incident resolved (by the resolve itself, or
+ * by a decision that found the incident resolved): the feed hears of it and its cards lose
+ * their buttons, saying so.
+ *
+ * CONTRACT, Under races, crashes and abuse: "a crash at any instant leaves no half-done state
+ * that nobody completes". The cards are closed at once after the commit, and also by a job
+ * committed with the expiry (follow-up-writer.ts): a process killed between the commit and
+ * the edit leaves the job, which a live replica, or this one restarted, runs. The job finds
+ * cards already closed with that decision and leaves them alone.
+ */
+export const EXPIRED_CARDS_JOB = 'approval.expired-cards';
+export const INCIDENT_RESOLVED_DECISION = 'Incident resolved';
+/** Card edits wait on the chat's rate limit anyway; a few side by side is plenty. */
+const EXPIRED_CARDS_CONCURRENCY = 4;
+
+const ExpiredCardsPayload = Type.Object({
+  approval_id: Type.String({ minLength: 1 }),
+  actor: Type.String(),
+  /** When it expired: the decision line every edit of the cards shows, the same each time. */
+  at: Type.Number(),
+});
+
+/** An approval expires once, so one job each. No ':' in a job id (BullMQ). */
+const expiredCardsJobId = (approvalId: string) => `expired-cards-${approvalId}`;
+
+export interface ExpiryDeps {
+  services: Services;
+  cards: CardSender;
+}
+
+/** In the transaction that expires the approval: the job that closes its cards. */
+export function addExpiredCardsJob(
+  services: Services,
+  tx: Tx,
+  approvalId: string,
+  actor: string,
+  now: number,
+): Promise<void> {
+  const payload = { approval_id: approvalId, actor, at: now };
+  return followUpWriter(services).add(
+    tx,
+    [{ name: EXPIRED_CARDS_JOB, payload, jobId: expiredCardsJobId(approvalId) }],
+    now,
+  );
+}
+
+/**
+ * Once the expiry committed: the feed event, the cards closed now (promptly, without a trip
+ * through the queue), then the job handed to the queue, which finds them closed.
+ */
+export async function announceExpiredApproval(
+  { services, cards }: ExpiryDeps,
+  approvalId: string,
+  actor: string,
+  now: number,
+): Promise<void> {
+  publishEvent(services, 'approval.updated', {
+    approval_id: approvalId,
+    status: 'expired',
+    actor,
+    channel: 'lifecycle',
+  });
+  await cards.markDecided(approvalId, INCIDENT_RESOLVED_DECISION, actor, now);
+  await followUpWriter(services).relay([
+    { jobId: expiredCardsJobId(approvalId), name: EXPIRED_CARDS_JOB },
+  ]);
+}
+
+export function registerExpiredCardsWorker(services: Services, cards: CardSender): void {
+  services.jobs.process(
+    EXPIRED_CARDS_JOB,
+    typedJob(EXPIRED_CARDS_JOB, ExpiredCardsPayload, services.log, async (payload) => {
+      await cards.markDecided(
+        payload.approval_id,
+        INCIDENT_RESOLVED_DECISION,
+        payload.actor,
+        payload.at,
+      );
+      await completeFollowUpJob(services, expiredCardsJobId(payload.approval_id));
+    }),
+    EXPIRED_CARDS_CONCURRENCY,
+  );
+}
