@@ -26,6 +26,9 @@ export interface PostgresStoreOptions {
 const LOCK_ROWS_KEPT_MS = 60 * 60_000;
 const PRUNE_LOCK_ROWS_EVERY_MS = 60 * 60_000;
 
+/** What pg-pool's Error says when no connection could be had in time. */
+const POOL_CHECKOUT_TIMEOUT = 'timeout exceeded when trying to connect';
+
 /** Socket errors while connecting or connected. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
 
@@ -40,7 +43,10 @@ function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return (
     error.message.startsWith('Connection terminated') ||
-    error.message.includes('encountered a connection error and is not queryable')
+    error.message.includes('encountered a connection error and is not queryable') ||
+    // pg-pool's checkout timeout: every pooled connection stayed busy, or the server did not
+    // accept a new one, for connectionTimeoutMillis. A 503 to retry, never a 500.
+    error.message === POOL_CHECKOUT_TIMEOUT
   );
 }
 
