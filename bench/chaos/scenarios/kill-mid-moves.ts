@@ -110,7 +110,9 @@ export async function killMidMovesScenario(scale: ChaosScale): Promise<ScenarioR
       const found = await invariant.find();
       scenario.figure(
         `${invariant.what}: violations at the end`,
-        found.length === 0 ? 'none' : `${found.length}, e.g. ${found.slice(-2).join('; ')}`,
+        found.length === 0
+          ? 'none'
+          : `${found.length}${tally(found)}, e.g. ${examplesOf(found).join('; ')}`,
       );
     }
     scenario.figure(
@@ -151,6 +153,33 @@ export async function killMidMovesScenario(scale: ChaosScale): Promise<ScenarioR
     await Promise.all([chat.close(), tracker.close()]);
   }
   return scenario.report;
+}
+
+/** One example of each kind of send counted wrong, else the last two found. */
+function examplesOf(found: string[]): string[] {
+  const kinds = [' cards', ' comments'].flatMap((kind) => {
+    const line = found.find((l) => l.includes(kind));
+    return line ? [line] : [];
+  });
+  return kinds.length > 0 ? kinds : found.slice(-2);
+}
+
+/** Sends counted wrong, by kind and count: ` (cards: 2 × 0; comments: 5 × 2)`, else empty. */
+function tally(found: string[]): string {
+  const counts = new Map<string, Map<string, number>>();
+  for (const line of found) {
+    const match = /: (\d+) (cards|comments)/.exec(line);
+    if (!match) continue;
+    const byCount = counts.get(match[2]!) ?? new Map<string, number>();
+    byCount.set(match[1]!, (byCount.get(match[1]!) ?? 0) + 1);
+    counts.set(match[2]!, byCount);
+  }
+  if (counts.size === 0) return '';
+  const parts = [...counts].map(
+    ([kind, byCount]) =>
+      `${kind}: ${[...byCount].map(([sent, n]) => `${n} sent ${sent} times`).join(', ')}`,
+  );
+  return ` (${parts.join('; ')})`;
 }
 
 interface RoundOutcome {
@@ -516,7 +545,8 @@ function invariantsOf(cluster: Cluster, chat: FaultyPeer, tracker: FaultyPeer): 
       const found: string[] = [];
       for (const { id } of approvals) {
         const cards = successes(chat.of('sendMessage', id));
-        if (cards !== 1) found.push(`approval ${id}: ${cards} cards`);
+        if (cards !== 1)
+          found.push(`approval ${id}: ${cards} cards (${await approvalTrail(cluster, id)})`);
       }
       for (const issue of await acceptedIssues(cluster)) {
         const comments = successes(tracker.of('comment', issue));
@@ -545,4 +575,18 @@ async function issueTrail(cluster: Cluster, issue: string): Promise<string> {
         ? 'analysis queued and completed'
         : 'analysis queued, not completed';
   return `${stages.map((s) => `${s.stage} ×${s.n}`).join(', ')}; ${analysis}`;
+}
+
+/** What an approval is for and where it stands, for a card counted wrong. */
+async function approvalTrail(cluster: Cluster, approvalId: string): Promise<string> {
+  const [row] = await cluster.sql<{ status: string; requested_by: string; target: string | null }>(
+    `SELECT a.status, a.requested_by, i.namespace || '/' || i.target_resource AS target
+       FROM approvals a LEFT JOIN incidents i ON i.approval_id = a.id WHERE a.id = $1`,
+    [approvalId],
+  );
+  const sends = await cluster.sql<{ n: string }>(
+    "SELECT count(*) AS n FROM operation_log WHERE approval_id = $1 AND type = 'CHAT_SENT'",
+    [approvalId],
+  );
+  return `${row?.status ?? 'missing'}, requested by ${row?.requested_by ?? '?'}, ${row?.target ?? 'no incident'}, ${sends[0]?.n ?? 0} CHAT_SENT logged`;
 }
