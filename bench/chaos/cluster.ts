@@ -98,8 +98,20 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(count: number, options: ReplicaOptions = {}): Promise<Cluster> {
-  const [postgres, redis] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
+export interface ClusterOptions extends ReplicaOptions {
+  /** Extra PostgreSQL server settings (`name=value`). */
+  postgresSettings?: string[];
+}
+
+export async function startCluster(
+  count: number,
+  clusterOptions: ClusterOptions = {},
+): Promise<Cluster> {
+  const { postgresSettings, ...options } = clusterOptions;
+  const [postgres, redis] = await Promise.all([
+    startPrivatePostgres(postgresSettings),
+    startPrivateRedis(),
+  ]);
   const backends = { databaseUrl: postgres.url, redisUrl: redis.url };
   const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
   // The pool must survive the PostgreSQL restart scenario.

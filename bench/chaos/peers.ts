@@ -15,11 +15,14 @@ export interface FaultLimit {
 export type PeerMode =
   | { kind: 'ok' }
   | { kind: 'slow'; ms: number }
+  /** Every request waits, unanswered, until the mode changes; then it is answered as `ok`. */
+  | { kind: 'hold' }
   | ({ kind: 'fail500' } & FaultLimit)
   | ({ kind: 'flood429'; retryAfterSeconds: number } & FaultLimit);
 
 export const ok = (): PeerMode => ({ kind: 'ok' });
 export const slow = (ms: number): PeerMode => ({ kind: 'slow', ms });
+export const hold = (): PeerMode => ({ kind: 'hold' });
 export const fail500 = (limit: FaultLimit = {}): PeerMode => ({ kind: 'fail500', ...limit });
 export const flood429 = (retryAfterSeconds: number, limit: FaultLimit = {}): PeerMode => ({
   kind: 'flood429',
@@ -43,6 +46,13 @@ export interface PeerRequest {
   status: number;
 }
 
+/** A request held unanswered (mode `hold`): what it is, and its sender's local port. */
+export interface HeldRequest {
+  method: string;
+  key: string;
+  remotePort: number | undefined;
+}
+
 /**
  * A fault-injecting stand-in on 127.0.0.1 for the Telegram Bot API (`POST /bot<token>/<method>`)
  * and the tracker's comment API (`POST /api/0/issues/<id>/comments/`). Written apart from the
@@ -55,6 +65,8 @@ export class FaultyPeer {
   private faultsAnswered = 0;
   private faultsPerKey = new Map<string, number>();
   private nextMessageId = 1;
+  private gate: { opened: Promise<void>; open: () => void } | undefined;
+  private readonly holding = new Set<HeldRequest>();
   private server = http.createServer((request, response) => {
     void this.answer(request, response);
   });
@@ -70,10 +82,24 @@ export class FaultyPeer {
   }
 
   setMode(mode: PeerMode): void {
+    this.gate?.open();
+    this.gate = undefined;
+    if (mode.kind === 'hold') {
+      let open = () => {};
+      const opened = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      this.gate = { opened, open };
+    }
     this.mode = mode;
     this.modeSince = Date.now();
     this.faultsAnswered = 0;
     this.faultsPerKey.clear();
+  }
+
+  /** The requests held now (mode `hold`), in no order. */
+  held(): HeldRequest[] {
+    return [...this.holding];
   }
 
   /** Requests of one method (and, when given, one key), in arrival order. */
@@ -82,6 +108,7 @@ export class FaultyPeer {
   }
 
   async close(): Promise<void> {
+    this.gate?.open();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -102,6 +129,13 @@ export class FaultyPeer {
     const method = telegram ? telegram[1]! : comment ? 'comment' : 'unknown';
     const key = comment ? decodeURIComponent(comment[1]!) : keyOf(method, body);
 
+    if (this.mode.kind === 'hold' && this.gate) {
+      // Received as a real API would have: answered, and recorded, once the hold ends.
+      const held = { method, key, remotePort: request.socket.remotePort };
+      this.holding.add(held);
+      await this.gate.opened;
+      this.holding.delete(held);
+    }
     const mode = this.mode;
     if (mode.kind === 'slow') await sleep(mode.ms);
     let status = 200;

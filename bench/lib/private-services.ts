@@ -107,8 +107,12 @@ export function postgresBinDir(): string | undefined {
   return versions[0] ? path.join(root, versions[0], 'bin') : undefined;
 }
 
-/** initdb + pg_ctl as the `postgres` OS user (the server refuses to run as root). */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/**
+ * initdb + pg_ctl as the `postgres` OS user (the server refuses to run as root). `settings`
+ * are extra server settings (`name=value`), e.g. `track_commit_timestamp=on` for a check that
+ * orders rows by when their transactions committed.
+ */
+export async function startPrivatePostgres(settings: string[] = []): Promise<PrivatePostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql');
   const port = await freePort();
@@ -121,7 +125,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       stdio: 'pipe',
     });
   asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+  const options = [
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    ...settings.map((setting) => `-c ${setting}`),
+  ].join(' ');
   const pgCtl = (...args: string[]) =>
     asPostgres('pg_ctl', ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', ...args]);
   const base = `postgres://postgres@127.0.0.1:${port}`;

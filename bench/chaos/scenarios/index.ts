@@ -1,6 +1,7 @@
 import type { ChaosScale, ScenarioReport } from '../report.js';
 import { diskFullScenario } from './disk-full.js';
 import { hostileScenario } from './hostile.js';
+import { killMidMovesScenario } from './kill-mid-moves.js';
 import { postgresRestartScenario } from './postgres-restart.js';
 import { racesScenario } from './races.js';
 import { redisOutageScenario } from './redis-outage.js';
@@ -16,6 +17,7 @@ export interface ChaosScenario {
 export const CHAOS_SCENARIOS: ChaosScenario[] = [
   { name: 'storm', run: stormScenario },
   { name: 'races', run: racesScenario },
+  { name: 'kill-mid-moves', run: killMidMovesScenario },
   { name: 'upstream-faults', run: upstreamFaultsScenario },
   { name: 'redis-outage', run: redisOutageScenario },
   { name: 'postgres-restart', run: postgresRestartScenario },
