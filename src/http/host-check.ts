@@ -32,10 +32,10 @@ export function refuseUnknownHosts(
   const allowed = new Set(config.allowedHosts.map((name) => name.toLowerCase()));
   if (allowed.size === 0 && !isLoopback(config.host)) return;
   app.addHook('onRequest', (request, _reply, done) => {
-    // A browser always sends Host, so a request without one is not a rebound page. Behind a
-    // proxy of TRUST_PROXY, Fastify's `request.host` is the browser's, from X-Forwarded-Host.
-    if (request.headers.host === undefined) return done();
-    const name = hostName(request.host);
+    const header = request.headers.host;
+    // A browser always sends Host, so a request without one is not a rebound page.
+    if (header === undefined) return done();
+    const name = hostName(header);
     if (isLoopback(name) || allowed.has(name)) return done();
     done(errors.unknownHost(name));
   });
