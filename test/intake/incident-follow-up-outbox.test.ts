@@ -18,7 +18,10 @@ import {
  */
 const outboxInFront = backends().filter((backend) => backend === 'distributed');
 
-describe.skipIf(outboxInFront.length === 0).each(outboxInFront)(
+// `each` over no backend would leave the file without a suite: name the one it would be.
+describe
+  .skipIf(outboxInFront.length === 0)
+  .each(outboxInFront.length > 0 ? outboxInFront : (['distributed'] as const))(
   "an incident's follow-up through the outbox on %s",
   (backend) => {
     it('is relayed once the queue that refused it is back', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 import {
   AUTH,
   CONSOLE_TOKEN,
@@ -31,13 +31,19 @@ async function msUntil(
  * CONTRACT, Silences: "A silence created or expired on one replica takes effect on every
  * replica within one second." Three replicas share one PostgreSQL and one Redis.
  */
-describe.runIf(distributed)('silences across replicas (distributed)', async () => {
-  const first = await buildTestApp({
-    backend: 'distributed',
-    env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN },
+describe.runIf(distributed)('silences across replicas (distributed)', () => {
+  let first: TestApp;
+  let second: TestApp;
+  let third: TestApp;
+  // Built before the tests, not while they are collected: without PostgreSQL the suite skips.
+  beforeAll(async () => {
+    first = await buildTestApp({
+      backend: 'distributed',
+      env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN },
+    });
+    second = await buildTestApp({ reuse: first });
+    third = await buildTestApp({ reuse: first });
   });
-  const second = await buildTestApp({ reuse: first });
-  const third = await buildTestApp({ reuse: first });
 
   it('a silence made on one replica mutes on the others within a second, and its expiry too', async () => {
     const alert = { ...maintenanceAlert, alert_name: 'ReplicaMuted', target_resource: 'replica-a' };
