@@ -119,6 +119,60 @@ describe("silence matchers give Alertmanager's verdicts (property)", () => {
     );
   });
 
+  it('with many silences, remembering what a label set matched gives the same verdicts as time passes and silences change', () => {
+    const now = 1_000_000;
+    const windowed = ([matchers, starts, lasts]: [Matcher[], number, number], index: number) => ({
+      id: `s${index}`,
+      matchers,
+      startsAt: now + starts,
+      endsAt: now + starts + lasts,
+      updatedAt: now,
+      createdBy: 'prop',
+      comment: 'prop',
+      silencedAlerts: 0,
+      recentSilenced: [],
+    });
+    const window = fc.tuple(
+      fc.array(matcher, { minLength: 1, maxLength: 3 }),
+      fc.integer({ min: -50, max: 50 }),
+      fc.integer({ min: 1, max: 100 }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(window, { minLength: 64, maxLength: 100 }),
+        fc.array(fc.tuple(labels, fc.integer({ min: 0, max: 100 })), { maxLength: 12 }),
+        fc.nat(),
+        (windows, asked, dropAt) => {
+          const cache = new SilenceCache(
+            new RegexPrograms({ programBytes: 1 << 26, verdictBytes: 1 << 25 }),
+          );
+          // The cache holds what is unexpired at `now`, and is asked about later times.
+          let silences = windows.map(windowed).filter((entry) => entry.endsAt > now);
+          cache.replaceAll(windows.map(windowed), now);
+          const check = (set: Record<string, string>, at: number) => {
+            const muting = cache.mutedBy(set, at);
+            const expected = silences.filter(
+              (entry) =>
+                entry.startsAt <= at && at < entry.endsAt && reference(entry.matchers, set),
+            );
+            if (expected.length === 0) expect(muting).toBeUndefined();
+            else expect(expected.map((entry) => entry.id)).toContain(muting);
+          };
+          // Each label set twice, at other times: the second is answered from memory.
+          for (const [set, offset] of asked) check(set, now + offset);
+          for (const [set, offset] of asked) check(set, now + 100 - offset);
+          const dropped = silences[dropAt % Math.max(silences.length, 1)];
+          if (dropped) {
+            cache.remove(dropped.id);
+            silences = silences.filter((entry) => entry !== dropped);
+          }
+          for (const [set, offset] of asked) check(set, now + offset);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('matches in linear time whatever the pattern (RE2)', () => {
     const evil = compileMatcher({ name: 'a', value: '(a+)+$', isRegex: true, isEqual: true });
     const started = performance.now();
