@@ -219,7 +219,9 @@ export function createCardSender(services: Services): CardSender {
   }): Promise<CardPushResult> {
     if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
     const stored = await beginCardResend(store.db, row.nonce, clock.now() + CARD_NONCE_TTL_MS);
-    if (!stored?.params) return { sent: false, reason: 'the card was sent again already' };
+    if (!stored) return { sent: false, reason: 'the card was sent again already' };
+    // A row of plain text (not ours) cannot be rendered again; it stays for `/card`.
+    if (!stored.params) return { sent: false, reason: 'the card has no parameters to send' };
     log.info(
       { approvalId: row.approval_id, nonce_hash_prefix: nonceHashPrefix(row.nonce) },
       'approval card cut off by a crash: sending it once more',
