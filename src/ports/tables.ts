@@ -1,5 +1,8 @@
 import type { Generated } from 'kysely';
 
+/** `chat_cards.send_outcome`: the chat refused the card, or it waits out a 429 in a queue. */
+export type CardSendOutcome = 'failed' | 'waiting';
+
 /**
  * Row types of every table: the schema behind the store port, created by both SQL adapters
  * (src/adapters/sql/migrations.ts). Each table has one records module, the only code that
@@ -168,6 +171,10 @@ export interface Tables {
     expires_at: number;
     consumed_at: number | null;
     created_at: number;
+    /** Sends begun: a second only for a send cut off before its end was recorded. */
+    send_attempts: number;
+    /** Why a card without a message id has none: `failed` or `waiting` (a 429); null: not known. */
+    send_outcome: CardSendOutcome | null;
   };
   /** One per issue analysis job whose comment was posted, or is being posted. */
   tracker_comments: {

@@ -23,6 +23,7 @@ function recordingCards(outcomes: HitCountEdit[] = []) {
   const unused = () => Promise.reject(new Error('not used by the refresher'));
   const cards: CardSender = {
     push: unused,
+    resendCutOff: unused,
     pushOnRequest: unused,
     pushClosedOnRequest: unused,
     pushTestCard: unused,

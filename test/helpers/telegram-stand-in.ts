@@ -85,6 +85,8 @@ export interface TelegramStandIn {
   waitForCalls(method: TelegramMethod, count?: number, timeoutMs?: number): Promise<RecordedCall[]>;
   /** A message as it stands after every edit. */
   message(messageId: number): StandInMessage | undefined;
+  /** Every message in the chat, as it stands, oldest first. */
+  messages(): StandInMessage[];
   /** Adds an update for getUpdates (update_id assigned when absent); returns its update_id. */
   queueUpdate(update: Omit<ChatUpdate, 'update_id'> & { update_id?: number }): number;
   /** Queues the callback a user sends by pressing the `action` button of a sent message. */
@@ -96,8 +98,13 @@ export interface TelegramStandIn {
   /**
    * A slow chat API: the next call of `method` is carried out at once (a message shows in
    * the chat) but its answer is held until `release`. `arrived` resolves when the call came.
+   * With `carriedOut: 'on release'` the call itself waits for `release` (nothing shows in the
+   * chat until then), and a client that goes away meanwhile never gets it carried out.
    */
-  holdNext(method: TelegramMethod): { arrived: Promise<void>; release(): void };
+  holdNext(
+    method: TelegramMethod,
+    options?: { carriedOut?: 'at once' | 'on release' },
+  ): { arrived: Promise<void>; release(): void };
   /** The next message call (send or edit) is answered 429 with `retry_after`. Stacks. */
   rateLimitNext(retryAfterSeconds: number): void;
   /** Like the Bot API in a group: past `messages` per `perSeconds`, 429. Undefined: no limit. */
@@ -173,7 +180,10 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
   const messages = new Map<number, StandInMessage>();
   const updates: ChatUpdate[] = [];
   const failures = new Map<string, Array<Answer | 'drop'>>();
-  const holds = new Map<string, Array<{ arrive(): void; released: Promise<void> }>>();
+  const holds = new Map<
+    string,
+    Array<{ arrive(): void; released: Promise<void>; onRelease: boolean }>
+  >();
   let nextMessageId = 1;
   let nextUpdateId = 1000;
   let heldPoll: Poll | undefined;
@@ -321,6 +331,17 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
       if (failure === 'drop') return void res.socket?.destroy();
       if (failure) return reply(failure);
       const hold = holds.get(method)?.shift();
+      if (hold?.onRelease) {
+        let gone = false;
+        res.on('close', () => {
+          gone = true;
+        });
+        hold.arrive();
+        void hold.released.then(() => {
+          if (!gone) handle(method, body, reply, res);
+        });
+        return;
+      }
       if (hold) {
         const answerLater = reply;
         reply = (result) => void hold.released.then(() => answerLater(result));
@@ -349,6 +370,7 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
         { timeoutMs, intervalMs: 10, what: `${count} ${method} call(s)` },
       ),
     message: (messageId) => messages.get(messageId),
+    messages: () => [...messages.values()],
     queueUpdate(update) {
       const updateId = update.update_id ?? nextUpdateId;
       nextUpdateId = Math.max(nextUpdateId, updateId + 1);
@@ -375,7 +397,7 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
     failNext: (method, description = 'Bad Request: chat not found', errorCode = 400) =>
       addFailure(method, refuse(description, errorCode)),
     dropNext: (method) => addFailure(method, 'drop'),
-    holdNext(method) {
+    holdNext(method, options = {}) {
       let arrive = () => {};
       let release = () => {};
       const arrived = new Promise<void>((resolve) => {
@@ -384,7 +406,8 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
       const released = new Promise<void>((resolve) => {
         release = resolve;
       });
-      holds.set(method, [...(holds.get(method) ?? []), { arrive, released }]);
+      const onRelease = options.carriedOut === 'on release';
+      holds.set(method, [...(holds.get(method) ?? []), { arrive, released, onRelease }]);
       return { arrived, release };
     },
     rateLimitNext: (seconds) => flood.refuseNext(seconds),

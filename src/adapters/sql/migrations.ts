@@ -13,6 +13,7 @@ import { migration0011Heartbeats } from './migrations/0011-heartbeats.js';
 import { migration0012ConsoleOrders } from './migrations/0012-console-orders.js';
 import { migration0013ExternalEventFields } from './migrations/0013-external-event-fields.js';
 import { migration0014TrackerComments } from './migrations/0014-tracker-comments.js';
+import { migration0015CardSendOutcomes } from './migrations/0015-card-send-outcomes.js';
 import type { Dialect } from './migrations/migration-kit.js';
 
 /** One ordered list of migrations, one file each; only auto-numbering differs by dialect. */
@@ -32,6 +33,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0012_console_orders': migration0012ConsoleOrders(),
     '0013_external_event_fields': migration0013ExternalEventFields(dialect),
     '0014_tracker_comments': migration0014TrackerComments(),
+    '0015_card_send_outcomes': migration0015CardSendOutcomes(),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db, Tables } from '../../ports/store.js';
+import type { CardSendOutcome } from '../../ports/tables.js';
 import { renderDecidedCard } from './approval-card.js';
 import type { ApprovalCardParams } from './card-types.js';
 
@@ -126,10 +127,7 @@ export async function isCardNonceUsed(db: Db, nonce: string): Promise<boolean> {
   return row !== undefined && row.consumed_at !== null;
 }
 
-/**
- * Whether a card was ever pushed for the approval, sent or not: a push that failed or timed
- * out may still have reached the chat, so a retried follow-up does not push another.
- */
+/** Whether a card was ever pushed for the approval, sent, on its way, refused or summed up. */
 export async function hasCardOfApproval(db: Db, approvalId: string): Promise<boolean> {
   const row = await db
     .selectFrom('chat_cards')
@@ -138,6 +136,72 @@ export async function hasCardOfApproval(db: Db, approvalId: string): Promise<boo
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * CONTRACT, Under races, crashes and abuse: a card cut off mid-flight may be sent once more
+ * at most, as the Bot API's sendMessage gives no way to ask whether a message landed.
+ */
+const SEND_ATTEMPTS_MAX = 2;
+
+/**
+ * The approval's card whose send was cut off, to send once more: its oldest card, when none
+ * of its cards reached the chat (a message id), was used (a button pressed on it, so it did
+ * land), or has an outcome on record (the chat refused it, or it waits out a 429 in some
+ * process's queue), and it was not already sent again. Undefined otherwise. A failed send
+ * keeps today's rule: a timed-out message may have reached the chat, so none follows it.
+ */
+export function cutOffCard(cards: readonly CardRow[]): CardRow | undefined {
+  const settled = cards.some(
+    (card) => card.message_id !== null || card.consumed_at !== null || card.send_outcome !== null,
+  );
+  const first = cards[0];
+  return !settled && first && first.send_attempts < SEND_ATTEMPTS_MAX ? first : undefined;
+}
+
+/**
+ * Begins the one more send of a card cut off before its end was recorded: answers its stored
+ * card for the one caller that may send it now, undefined for any other (already sent again,
+ * or its message id or an outcome came meanwhile). One conditional update decides, so two
+ * processes running the same follow-up see one winner. The nonce is valid again for
+ * CARD_NONCE_TTL_MS from this send (`expiresAt`).
+ */
+export async function beginCardResend(
+  db: Db,
+  nonce: string,
+  expiresAt: number,
+): Promise<StoredCard | undefined> {
+  const row = await db
+    .updateTable('chat_cards')
+    .set((eb) => ({ send_attempts: eb('send_attempts', '+', 1), expires_at: expiresAt }))
+    .where('nonce', '=', nonce)
+    .where('message_id', 'is', null)
+    .where('consumed_at', 'is', null)
+    .where('send_outcome', 'is', null)
+    .where('send_attempts', '<', SEND_ATTEMPTS_MAX)
+    .returning('text')
+    .executeTakeFirst();
+  return row && decodeStoredCard(row.text);
+}
+
+/**
+ * Records why a card has no message id: `failed` (the chat refused it; it is not sent again)
+ * or `waiting` (a 429: it waits in this process's queue, and a follow-up run again must not
+ * send it beside the queue). A card the chat took meanwhile keeps its message id only; a
+ * card on record as failed stays so.
+ */
+export async function recordCardSendOutcome(
+  db: Db,
+  nonce: string,
+  outcome: CardSendOutcome,
+): Promise<void> {
+  let update = db
+    .updateTable('chat_cards')
+    .set({ send_outcome: outcome })
+    .where('nonce', '=', nonce)
+    .where('message_id', 'is', null);
+  if (outcome === 'waiting') update = update.where('send_outcome', 'is', null);
+  await update.execute();
 }
 
 /**

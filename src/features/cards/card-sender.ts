@@ -4,8 +4,9 @@ import type { Services } from '../../services.js';
 import { appendOperation } from '../oplog/operation-log.js';
 import { renderApprovalCard, renderClosedCard, renderDecidedCard } from './approval-card.js';
 import { createDigestSender } from './card-digest-sender.js';
-import { createCardQueue, type OutgoingCard } from './card-queue.js';
+import { CARD_WAITS_REASON, createCardQueue, type OutgoingCard } from './card-queue.js';
 import {
+  beginCardResend,
   type CardDecision,
   type CardRow,
   cardsOfApproval,
@@ -13,6 +14,7 @@ import {
   encodeStoredCard,
   findCard,
   insertCard,
+  recordCardSendOutcome,
   saveStoredCard,
   saveUnsentStoredCard,
   sentCardsOfApproval,
@@ -131,8 +133,28 @@ export function createCardSender(services: Services): CardSender {
       };
     } catch (error) {
       // Rethrown as is: a ChatApiError becomes the test push's 502 `Chat API error: <reason>`.
-      if (!isRateLimited(error)) await recordPush(card.params, card.nonce, messageId, error);
+      if (!isRateLimited(error)) {
+        if (messageId === null) await recordOutcome(card.nonce, 'failed');
+        await recordPush(card.params, card.nonce, messageId, error);
+      }
       throw error;
+    }
+  }
+
+  /**
+   * On the card's row, why it has no message id, so that a follow-up run again tells a card
+   * cut off by a crash (sent once more) from one the chat refused or that waits out a 429
+   * (card-records.ts, cutOffCard). Not recorded (the database failed too): the card may be
+   * sent once more, which the contract allows for a send whose end is not known.
+   */
+  async function recordOutcome(nonce: string, outcome: 'failed' | 'waiting'): Promise<void> {
+    try {
+      await recordCardSendOutcome(store.db, nonce, outcome);
+    } catch (error) {
+      log.warn(
+        { err: error, nonce_hash_prefix: nonceHashPrefix(nonce) },
+        'card outcome not recorded',
+      );
     }
   }
 
@@ -164,13 +186,48 @@ export function createCardSender(services: Services): CardSender {
         expires_at: now + CARD_NONCE_TTL_MS,
         consumed_at: null,
         created_at: now,
+        send_attempts: 1,
+        send_outcome: null,
       });
       outgoing = { params: card, nonce, text, keyboard };
     } catch (error) {
       await recordPush(card, nonce, null, error);
       throw error;
     }
-    return queue.submit(outgoing, { asked });
+    return submitQueued(outgoing, asked);
+  }
+
+  /** A card that waits out a 429 says so on its row before its push answers (and its job ends). */
+  async function submitQueued(outgoing: OutgoingCard, asked: boolean): Promise<CardPushResult> {
+    const result = await queue.submit(outgoing, { asked });
+    if (!result.sent && result.reason === CARD_WAITS_REASON) {
+      await recordOutcome(outgoing.nonce, 'waiting');
+    }
+    return result;
+  }
+
+  /**
+   * CONTRACT, Under races, crashes and abuse, "Exactly once outside": the card whose send was
+   * cut off (the process died while the chat was taking it) goes once more, with its own
+   * nonce, so its row, a decision saved on it, `/card` and a button of the first message
+   * should it have landed all stay as they are. Sent only by the one caller that records
+   * this second send (beginCardResend).
+   */
+  async function resendCutOff(row: {
+    nonce: string;
+    approval_id: string;
+  }): Promise<CardPushResult> {
+    if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
+    const stored = await beginCardResend(store.db, row.nonce, clock.now() + CARD_NONCE_TTL_MS);
+    if (!stored) return { sent: false, reason: 'the card was sent again already' };
+    // A row of plain text (not ours) cannot be rendered again; it stays for `/card`.
+    if (!stored.params) return { sent: false, reason: 'the card has no parameters to send' };
+    log.info(
+      { approvalId: row.approval_id, nonce_hash_prefix: nonceHashPrefix(row.nonce) },
+      'approval card cut off by a crash: sending it once more',
+    );
+    const { text, keyboard } = renderApprovalCard(stored.params, row.nonce);
+    return submitQueued({ params: stored.params, nonce: row.nonce, text, keyboard }, false);
   }
 
   async function pushClosedOnRequest(
@@ -283,6 +340,7 @@ export function createCardSender(services: Services): CardSender {
 
   return {
     push: (card) => submit(card, false),
+    resendCutOff,
     pushOnRequest: (card) => submit(card, true),
     pushClosedOnRequest,
     pushTestCard,

@@ -68,6 +68,11 @@ export interface CardSender {
    * token sends nothing.
    */
   push(card: ApprovalCardParams): Promise<CardPushResult>;
+  /**
+   * A card whose send was cut off (card-records.ts, cutOffCard) goes once more, with its own
+   * nonce; `sent: false` when another caller already sent it again.
+   */
+  resendCutOff(card: { nonce: string; approval_id: string }): Promise<CardPushResult>;
   /** `/card <approval_id>`: like push, but first in the queue and never summed up. */
   pushOnRequest(card: ApprovalCardParams): Promise<CardPushResult>;
   /**
