@@ -179,7 +179,7 @@ export async function createServices(
 
 /**
  * With ANALYZER=openai each analysis expert is one model call, under the error-tracker
- * analyzer's own timeout, concurrency limit and breaker (README, Analysis tasks: under the
+ * analyzer's own timeout, concurrency limit and breaker (docs/api.md, Analysis tasks: under the
  * same timeout, concurrency limit and breaker); otherwise the rule-based experts.
  */
 function chooseExperts(config: Config, analyzer: ResilientAnalyzer): readonly Expert[] {

@@ -22,7 +22,7 @@ export const AUTO_REPAIR_ACTOR = 'auto-repair';
 
 /**
  * Atomic compare-and-set of an approval's status, recorded with who and from which channel
- * (README, Approvals: every move under the approval's lock). Resolves false when the status was not one of `from`.
+ * (README, Approvals and repair: every move under the approval's lock). Resolves false when the status was not one of `from`.
  */
 export type MoveApproval = (
   approvalId: string,
