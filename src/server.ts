@@ -24,7 +24,7 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   const address = await app.listen({ port: config.port, host: config.host });
-  // Issue 16: the first lines tell a new user what the service runs with. Describing the
+  // docs/deployment.md, The first lines after the start: the first lines tell a new user what the service runs with. Describing the
   // start must never stop a service that is already listening.
   try {
     const consoleBuilt = fs.existsSync(path.join(consoleRoot(), 'index.html'));

@@ -77,7 +77,7 @@ export async function holdOperationLog(cluster: Cluster): Promise<() => Promise<
   };
 }
 
-/** Sessions of the replicas waiting for a row lock (the held operation log). */
+/** Connections of the replicas waiting for a row lock (the held operation log). */
 export async function waitingOnLocks(cluster: Cluster): Promise<number> {
   const [row] = await cluster.sql<{ waiting: string }>(
     "SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock'",

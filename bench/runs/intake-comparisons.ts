@@ -2,7 +2,7 @@ import { WIDE_FINGERPRINTS } from '../lib/bodies.js';
 import type { Comparison, LatencyTarget } from '../lib/run-spec.js';
 
 /**
- * The ratios and bounds of issue 26 over the runs of ./intake-runs.ts (and sustained-runs.ts):
+ * The ratios and bounds (bench/README.md, Ratios and targets) over the runs of ./intake-runs.ts (and sustained-runs.ts):
  * against what the stack itself costs (the Fastify floor) and what going distributed costs a
  * replica, rather than against Alertmanager, which is reported beside them.
  */

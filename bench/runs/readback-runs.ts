@@ -9,7 +9,7 @@ import { startService } from '../lib/service.js';
 import type { Target } from '../lib/target.js';
 import type { BenchContext } from './intake-runs.js';
 
-/** A committed, redacted readback (issue 6, Benchmark): served from the service's cache. */
+/** A committed, redacted readback (bench/README.md, Runs: readback-embedded): served from the service's cache. */
 export const BENCH_READBACK = 'agent-report-status-board';
 const READBACK_PATH = `/api/v1/agents/${BENCH_READBACK}`;
 

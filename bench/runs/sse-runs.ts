@@ -7,7 +7,7 @@ import { type StoreMode, startService } from '../lib/service.js';
 import { fanOutRound, type RoundResult, startPacedModel } from '../lib/sse-fanout.js';
 import type { BenchContext } from './intake-runs.js';
 
-/** Issue 5: "500 clients on one task ... p99 under 50 ms embedded and on Redis". */
+/** bench/README.md, Ratios and targets: 500 clients on one task, p99 under 50 ms embedded and on Redis. */
 const CLIENTS = Number(process.env.BENCH_SSE_CLIENTS ?? 500);
 const TARGET_P99_MS = 50;
 /** Experts answer one every 25 ms after the clients connect, so events arrive spread out. */

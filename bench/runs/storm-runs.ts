@@ -24,9 +24,9 @@ const ALERTS_PATH = '/api/v1/webhooks/alerts';
 const STORM_ALERTS = stormAlerts();
 const POLL_MS = 250;
 const GIVE_UP_MS = 120_000;
-/** Issue 26: drained within 5 s (embedded) and 10 s (distributed) of the last answer. */
+/** bench/README.md, Ratios and targets: drained within 5 s (embedded) and 10 s (distributed) of the last answer. */
 export const STORM_DRAIN_TARGET_S: Record<ModeKey, number> = { embedded: 5, distributed: 10 };
-/** Issue 26: all-in CPU per new incident, the service's and its PostgreSQL's and Redis's. */
+/** bench/README.md, Ratios and targets: all-in CPU per new incident, the service's and its PostgreSQL's and Redis's. */
 export const STORM_ALL_IN_TARGET_MS: Record<ModeKey, number> = { embedded: 0.5, distributed: 1.5 };
 const QUIET_MS_PER_S = 40;
 const QUIET_GIVE_UP_MS = 120_000;

@@ -179,8 +179,8 @@ export async function createServices(
 
 /**
  * With ANALYZER=openai each analysis expert is one model call, under the error-tracker
- * analyzer's own timeout, concurrency limit and breaker (issue 5: "under the same timeout,
- * concurrency limit and breaker"); otherwise the rule-based experts.
+ * analyzer's own timeout, concurrency limit and breaker (docs/api.md, Analysis tasks: under the
+ * same timeout, concurrency limit and breaker); otherwise the rule-based experts.
  */
 function chooseExperts(config: Config, analyzer: ResilientAnalyzer): readonly Expert[] {
   if (config.analyzer !== 'openai' || !config.llmBaseUrl) return RULE_EXPERTS;

@@ -246,7 +246,7 @@ export const configVariables = {
     default: 'true',
     description: 'run the signal consumer inside the service process',
   }),
-  /** How long the priority work order waits for its live overlay (spec: "not shown"; issue 6: 3 s). */
+  /** How long the priority work order waits for its live overlay (spec, Priority work order overlay fields: "not shown"; README, Configuration). */
   priorityOverlayTimeoutMs: milliseconds('PRIORITY_OVERLAY_TIMEOUT_MS', 60_000, {
     default: '3000',
     description:

@@ -10,7 +10,7 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * Issue 16: readable lines (pino-pretty) for a person at a terminal; one JSON object a line
+ * README, Configuration (LOG_LEVEL); docs/deployment.md, The first lines after the start: readable lines (pino-pretty) for a person at a terminal; one JSON object a line
  * for everything else (containers, log shippers, tests), as pino writes by default.
  */
 export function loggerOptions(level: string, terminal: boolean): LoggerOptions {

@@ -32,7 +32,7 @@ export interface StartupFacts {
   env?: PostgresEnvironment;
 }
 
-/** The start-up summary of issue 16: what a new user needs to know from the first lines. */
+/** The start-up summary (docs/deployment.md, The first lines after the start): what a new user needs to know from the first lines. */
 export function startupSummary(config: Config, facts: StartupFacts): StartupSummary {
   const { address, consoleBuilt = true, env = {} } = facts;
   const fields: StartupFields = {

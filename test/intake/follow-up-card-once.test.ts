@@ -9,7 +9,7 @@ import { waitFor } from '../helpers/wait-for.js';
 /**
  * A follow-up job runs again when a later step fails (the repair evaluation, a crash). Its
  * card step must not push a second card, even when the first push failed: the chat may
- * have shown it all the same (README, chat: timeouts are not retried for that reason).
+ * have shown it all the same (docs/reliability.md: timeouts are not retried for that reason).
  */
 describe.each(backends())('a follow-up run again on %s', (backend) => {
   it('does not push a second card after a push that failed', async () => {

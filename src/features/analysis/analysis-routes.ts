@@ -19,7 +19,7 @@ import { admitTask, changeTask, findTask, listTasks, TOTAL_AGENTS } from './task
 import { prepareTaskStream } from './task-stream.js';
 import { resultView, statusView } from './task-views.js';
 
-/** Issue 5: "a comment heartbeat every 15 s". */
+/** docs/api.md, Analysis tasks: a comment line every 15 s keeps proxies from closing the stream. */
 export const HEARTBEAT_MS = 15_000;
 /** spec, Limits: "Analysis estimate: 30 seconds". */
 export const ESTIMATED_SECONDS = 30;

@@ -37,7 +37,7 @@ export const ACTIONS = [
 ] as const;
 export type ActionName = (typeof ACTIONS)[number];
 
-/** One expert's view (issue 5: action, kubectl where one fits, risk, reasoning, confidence, tokens, cost). */
+/** One expert's view (spec, Task result; docs/api.md, Analysis tasks: action, kubectl where one fits, risk, reasoning, confidence, tokens, cost). */
 export interface Opinion {
   agent: AgentName;
   recommended_action: ActionName;

@@ -10,8 +10,8 @@ export const RETENTION_MS = 7 * DAY_MS;
 export const SWEEP_EVERY_MS = 60_000;
 
 /**
- * Marks FAILED the running tasks whose lease ran out (their process died: issue 5, "never
- * left running forever"), and purges tasks finished more than 7 days ago with their events.
+ * Marks FAILED the running tasks whose lease ran out (their process died: docs/api.md, Analysis tasks;
+ * never left running forever), and purges tasks finished more than 7 days ago with their events.
  * A task whose process is alive keeps renewing its lease, so another replica's sweep leaves
  * it alone.
  */

@@ -13,7 +13,7 @@ function ruleExpert(agent: AgentName, opinionOf: (subject: AnalysisSubject) => O
 }
 
 /**
- * The offline experts (issue 5: "rule-based and deterministic"); with ANALYZER=openai,
+ * The offline experts (docs/api.md, Analysis tasks: rule-based and offline); with ANALYZER=openai,
  * create-services gives the analysis feature the model experts instead.
  */
 export const RULE_EXPERTS: readonly Expert[] = [

@@ -28,7 +28,7 @@ import {
  */
 export const TASK_LEASE_MS = 30_000;
 
-/** Why a task was marked FAILED without finishing (issue 5: "an error saying it was interrupted"). */
+/** Why a task was marked FAILED without finishing (docs/api.md, Analysis tasks: an error saying it was interrupted). */
 export const INTERRUPTED = {
   lease: 'Analysis was interrupted: the process running it stopped before it finished',
   shutdown: 'Analysis was interrupted: the service shut down while it was running',

@@ -27,7 +27,7 @@ export function consoleRoot(from: string = path.dirname(fileURLToPath(import.met
 }
 
 /**
- * Issue 14 / CONTRACT, Operator console: the console's page and bundled assets at
+ * CONTRACT, Operator console: the console's page and bundled assets at
  * `/console/`, and `/` sends the browser there. The page holds no data, so it loads without
  * the console token; its data comes from the read API, which asks for it.
  */

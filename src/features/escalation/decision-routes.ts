@@ -26,7 +26,7 @@ const DecisionAnswer = Type.Object({
 });
 
 /**
- * CONTRACT / issue 14: approve or reject from the console as a named operator. The decision
+ * CONTRACT, Operator console: approve or reject from the console as a named operator. The decision
  * is recorded as `console_<operator id>`, channel `console`, under the same rules as chat
  * (one signature, two distinct signers for critical, nothing on a decided approval), and the
  * chat cards show it.

@@ -8,7 +8,7 @@ import { timeOrderedId } from '../../support/time-ordered-id.js';
 /**
  * spec, Automatic repair: "Operation-log entry types written" (the first four). The last three
  * are the metadata-only receipts of the readback writers (spec, Readbacks: POST, "writes ...
- * to the operation log"; issue 6): dispatch, consumer context and live alert receipts.
+ * to the operation log"; CONTRACT, Readbacks): dispatch, consumer context and live alert receipts.
  */
 export const OPERATION_TYPES = [
   'AUTO_REPAIR_TRIGGERED',

@@ -28,7 +28,7 @@ const OperationEntry = Type.Object({
 });
 
 /**
- * Issue 4, Operation log: the paginated list and the chain check. Read API, so the console
+ * Spec, Automatic repair (operation-log entries): the paginated list and the chain check. Read API, so the console
  * token guards both (CONTRACT, Extensions: CONSOLE_TOKEN).
  */
 export async function operationLogRoutes(

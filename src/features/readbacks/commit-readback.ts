@@ -11,7 +11,7 @@ import {
 } from './readback-files.js';
 
 /**
- * Committing a new version of a readback document (issue 6: "by atomic write (temp file and
+ * Committing a new version of a readback document (docs/api.md, Readbacks: by atomic write (temp file and
  * rename) while keeping earlier versions in a history folder, so a reader never sees a
  * half-written file"). The new bytes are checked as the service would check them (JSON
  * object, the deployment's schema) before anything is written.

@@ -1,7 +1,7 @@
 /**
  * Finds anything that looks like a credential in an owner-supplied JSON body (spec, Readbacks:
- * POST, "no credential accepted"; issue 6: "a private key, token, password or connection
- * string with a password ... is rejected and never stored or echoed"). Pure. A finding names
+ * POST, "no credential accepted"; docs/api.md, Readbacks: a private key, token, password or connection
+ * string with a password is rejected and never stored or echoed). Pure. A finding names
  * where and what kind, never the value, so a caller can explain a rejection safely.
  */
 export type CredentialKind =

@@ -8,7 +8,7 @@ import { DocumentReader, isRecord } from './document-shape.js';
  * `delegated_to_dedicated_readbacks` points readers to the four runtime truth sources
  * instead; `degraded_timeout` when the deadline passes first. The selecting condition is
  * "not shown": here PRIORITY_OVERLAY_MODE chooses delegated or ready, and ready degrades when
- * any source misses PRIORITY_OVERLAY_TIMEOUT_MS (default 3 s, issue 6).
+ * any source misses PRIORITY_OVERLAY_TIMEOUT_MS (default 3 s, README, Configuration).
  *
  * Every field of the spec's table is present in every mode; a field the table says is "set
  * when" another mode is null.

@@ -142,7 +142,7 @@ export function compareProbe(
   return checks;
 }
 
-/** CONTRACT, Access (issue 11): one fetch per URL per 30 s, however many readers ask. */
+/** CONTRACT, Access: one fetch per URL per 30 s, however many readers ask. */
 export const PROBE_CACHE_MS = 30_000;
 const PROBE_CACHE_ENTRIES = 1000;
 

@@ -13,7 +13,7 @@ export const READBACK_WRITER_ACTOR = 'readback-writer';
 
 /**
  * One metadata-only receipt. `key` is its identity: the same key is never written twice, so
- * running a writer again writes nothing new (issue 6: "idempotent"). It is stored as the
+ * running a writer again writes nothing new (docs/api.md, Readbacks: each receipt once). It is stored as the
  * entry's action_detail, so ids and hashes only: never a payload.
  */
 export interface NewReceipt {

@@ -22,7 +22,7 @@ export const AUTO_REPAIR_ACTOR = 'auto-repair';
 
 /**
  * Atomic compare-and-set of an approval's status, recorded with who and from which channel
- * (issue 4: "Every move is atomic"). Resolves false when the status was not one of `from`.
+ * (README, Approvals and repair: every move under the approval's lock). Resolves false when the status was not one of `from`.
  */
 export type MoveApproval = (
   approvalId: string,
@@ -39,7 +39,7 @@ export interface RepairMessage {
   actor: string;
 }
 
-/** Sends a repair's result to the chat (issue 4) and records CHAT_RESULT_SENT. */
+/** Sends a repair's result to the chat (spec, Automatic repair) and records CHAT_RESULT_SENT. */
 export type NotifyResult = (message: RepairMessage) => Promise<void>;
 
 /** What the repair feature needs beyond Services; app.ts builds it once. */

@@ -6,7 +6,7 @@ import type { PlaybookStep } from '../../ports/executor.js';
 import type { RiskLevel } from '../approvals/approval-domain.js';
 import { alertTypeFamily } from './alert-type-families.js';
 
-/** What a repair touches, shown to whoever approves it (issue 4: "blast radius"). */
+/** What a repair touches, shown to whoever approves it (CONTRACT, Auto-repair). */
 export const DATA_IMPACTS = ['NONE', 'READ_ONLY', 'READ_WRITE', 'DESTRUCTIVE'] as const;
 export type DataImpact = (typeof DATA_IMPACTS)[number];
 export const RISK_LEVELS: readonly RiskLevel[] = ['low', 'medium', 'high', 'critical'];

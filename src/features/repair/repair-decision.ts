@@ -7,7 +7,7 @@ export type IncidentSeverity = 'P0' | 'P1' | 'P2' | 'P3';
  * - `incident_severity_P0`, `incident_severity_P1`: spec, Automatic repair, "The only blocker
  *   that policy retains is an incident severity of P0 or P1".
  * - `no_playbook`: nothing in the catalog matches, so there is nothing to run; not a policy.
- * - `critical_break_glass`: issue 4, "Critical-risk break-glass stays blocked". Not a policy
+ * - `critical_break_glass`: spec, Readbacks: POST, "Critical-risk break-glass stays blocked". Not a policy
  *   blocker either but a safety rule of the executor: a critical playbook, or one answering a
  *   critical approval, is break-glass and runs only after people sign it (two signers,
  *   CONTRACT, Approvals). Policy cannot switch it off.

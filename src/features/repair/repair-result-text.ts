@@ -15,7 +15,7 @@ export interface RepairNotice {
 /** Characters of output shown per step; the operation log keeps the full (capped) output. */
 const STEP_OUTPUT_CHARS = 200;
 
-/** The chat message for a repair's result (issue 4: "the result is sent to the chat"). */
+/** The chat message for a repair's result (spec, Automatic repair: CHAT_RESULT_SENT). */
 export function repairResultText(notice: RepairNotice): string {
   const { result, playbook } = notice;
   const dryRun = notice.executor === 'dry-run';
