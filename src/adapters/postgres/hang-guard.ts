@@ -31,7 +31,12 @@ export class ServerHungError extends Error {
 }
 
 /** No code: not an answer of the server's. */
-const unanswered = () => new Error('PostgreSQL did not answer the probe in time');
+const UNANSWERED = 'PostgreSQL did not answer the probe in time';
+const unanswered = () => new Error(UNANSWERED);
+const isUnanswered = (error: unknown) => error instanceof Error && error.message === UNANSWERED;
+
+/** How the probe's connection shows in `pg_stat_activity`. */
+export const PROBE_APPLICATION_NAME = 'alert-intake hang probe';
 
 export interface HangGuard {
   /** The pool Kysely is given: checkouts and queries fail at once while the server hangs. */
@@ -55,16 +60,25 @@ export function guardAgainstHang(pool: pg.Pool, connectionString: string): HangG
   let reprobing: NodeJS.Timeout | undefined;
   let probing: Promise<void> | undefined;
   let prober: pg.Client | undefined;
+  /** When a probe was last answered. */
+  let answeredAt = 0;
   let closed = false;
 
   async function answers(): Promise<boolean> {
+    const reused = prober !== undefined;
     try {
       if (!prober) {
         const fresh = new pg.Client({
           connectionString,
           connectionTimeoutMillis: PROBE_TIMEOUT_MS,
+          application_name: PROBE_APPLICATION_NAME,
         });
         fresh.on('error', () => undefined);
+        // The server may close an idle probe (a restart, pg_terminate_backend, an idle
+        // timeout): the next probe opens a new connection rather than fail on a dead one.
+        fresh.once('end', () => {
+          if (prober === fresh) prober = undefined;
+        });
         prober = fresh;
         await withDeadline(fresh.connect(), PROBE_TIMEOUT_MS, unanswered);
       }
@@ -77,7 +91,11 @@ export function guardAgainstHang(pool: pg.Pool, connectionString: string): HangG
       dropped?.end().catch(() => undefined);
       // A refusal with a SQLSTATE (too many connections, starting up) is an answer: the
       // server is not hung, and the waiting queries get their own answers or errors.
-      return SQLSTATE.test(errorCode(error) ?? '');
+      if (SQLSTATE.test(errorCode(error) ?? '')) return true;
+      // A kept connection that failed at once (closed before its 'end' was seen) says
+      // nothing of the server: ask again on a new one. Only silence counts as a hang.
+      if (reused && !isUnanswered(error)) return answers();
+      return false;
     }
   }
 
@@ -86,6 +104,7 @@ export function guardAgainstHang(pool: pg.Pool, connectionString: string): HangG
       probing = undefined;
       if (closed) return;
       if (ok) {
+        answeredAt = Date.now();
         hung = false;
         clearInterval(reprobing);
         reprobing = undefined;
@@ -99,10 +118,15 @@ export function guardAgainstHang(pool: pg.Pool, connectionString: string): HangG
     return probing;
   }
 
-  /** One timer for every waiting query, rather than one each. */
+  /**
+   * One timer for every waiting query, rather than one each. A slow query on a server that
+   * answers (a lock wait, a report) has the server asked at most every REPROBE_EVERY_MS.
+   */
   function lookForSuspects() {
     const oldest = waiting.values().next().value;
-    if (oldest !== undefined && Date.now() - oldest >= SUSPECT_AFTER_MS) void probe();
+    if (oldest === undefined || Date.now() - oldest < SUSPECT_AFTER_MS) return;
+    if (!hung && Date.now() - answeredAt < REPROBE_EVERY_MS) return;
+    void probe();
   }
 
   /** `start()`, failed early when the server is found hung while it waits; not begun then. */
