@@ -142,9 +142,14 @@ describe("silence matchers give Alertmanager's verdicts (property)", () => {
         fc.array(window, { minLength: 64, maxLength: 100 }),
         fc.array(fc.tuple(labels, fc.integer({ min: 0, max: 100 })), { maxLength: 12 }),
         fc.nat(),
-        (windows, asked, dropAt) => {
+        fc.boolean(),
+        (windows, asked, dropAt, tight) => {
+          // A tight budget pushes label sets out, and leaves long match lists unremembered.
           const cache = new SilenceCache(
             new RegexPrograms({ programBytes: 1 << 26, verdictBytes: 1 << 25 }),
+            tight
+              ? { from: 64, labelSets: 3, matches: 40, matchesPerSet: 20 }
+              : { from: 64, labelSets: 4096, matches: 262_144, matchesPerSet: 256 },
           );
           // The cache holds what is unexpired at `now`, and is asked about later times.
           let silences = windows.map(windowed).filter((entry) => entry.endsAt > now);

@@ -29,9 +29,14 @@ export class SilenceCache {
    * the silences held change.
    */
   private readonly remembered = new Map<string, CachedSilence[]>();
+  /** How many silences the remembered label sets name in all. */
+  private rememberedMatches = 0;
 
   /** `programs` compiles a regex when an alert first needs it, within its heap budget. */
-  constructor(private readonly programs: RegexPrograms) {}
+  constructor(
+    private readonly programs: RegexPrograms,
+    private readonly budget: RememberedBudget = DEFAULT_REMEMBERED_BUDGET,
+  ) {}
 
   get size(): number {
     return this.entries.size;
@@ -114,7 +119,7 @@ export class SilenceCache {
 
   /** The id of an active silence whose matchers all match `labels`, if any. */
   mutedBy(labels: Readonly<Record<string, string>>, now: number): string | undefined {
-    if (this.entries.size < REMEMBER_FROM) return this.firstMutingOf(labels, now);
+    if (this.entries.size < this.budget.from) return this.firstMutingOf(labels, now);
     // Many silences: an alert that comes again (a converged one) finds the silences its labels
     // match remembered, and only their time windows are checked (CONTRACT, Under races,
     // crashes and abuse: 10,000 silences cost a converged alert at most a fifth).
@@ -122,18 +127,34 @@ export class SilenceCache {
     let matching = this.remembered.get(key);
     if (matching) {
       this.remembered.delete(key);
+      this.remembered.set(key, matching);
     } else {
       matching = this.matchingIgnoringTime(labels);
-      if (this.remembered.size >= REMEMBERED_LABEL_SETS) {
-        const oldest = this.remembered.keys().next();
-        if (!oldest.done) this.remembered.delete(oldest.value);
-      }
+      this.remember(key, matching);
     }
-    this.remembered.set(key, matching);
     for (const entry of matching) {
       if (entry.startsAt <= now && now < entry.endsAt) return entry.id;
     }
     return undefined;
+  }
+
+  /**
+   * Keeps `matching` for `key` within both budgets, the least recently used going first; a
+   * label set matching very many silences is judged afresh each time instead.
+   */
+  private remember(key: string, matching: CachedSilence[]): void {
+    if (matching.length > this.budget.matchesPerSet) return;
+    while (
+      this.remembered.size >= this.budget.labelSets ||
+      this.rememberedMatches + matching.length > this.budget.matches
+    ) {
+      const oldest = this.remembered.entries().next();
+      if (oldest.done) break;
+      this.remembered.delete(oldest.value[0]);
+      this.rememberedMatches -= oldest.value[1].length;
+    }
+    this.remembered.set(key, matching);
+    this.rememberedMatches += matching.length;
   }
 
   private firstMutingOf(labels: Readonly<Record<string, string>>, now: number) {
@@ -164,6 +185,7 @@ export class SilenceCache {
 
   private reindex(): void {
     this.remembered.clear();
+    this.rememberedMatches = 0;
     const byLabel = new Map<string, Map<string, CachedSilence[]>>();
     const unindexed: CachedSilence[] = [];
     for (const entry of this.entries.values()) {
@@ -184,10 +206,24 @@ export class SilenceCache {
   }
 }
 
-/** Below this many silences every alert is judged afresh: its label set's key costs more. */
-const REMEMBER_FROM = 64;
-/** How many label sets' matches are remembered; the least recently used go first. */
-const REMEMBERED_LABEL_SETS = 4096;
+/** What the remembered label-set matches may hold. */
+export interface RememberedBudget {
+  /** Below this many silences every alert is judged afresh: its label set's key costs more. */
+  from: number;
+  /** How many label sets are remembered; the least recently used go first. */
+  labelSets: number;
+  /** How many matches they hold in all (about 8 bytes each), whatever the number of sets. */
+  matches: number;
+  /** A label set matching more silences than this is not remembered. */
+  matchesPerSet: number;
+}
+
+const DEFAULT_REMEMBERED_BUDGET: RememberedBudget = {
+  from: 64,
+  labelSets: 4096,
+  matches: 262_144,
+  matchesPerSet: 256,
+};
 
 /** One string per label set, whatever the order its labels came in. */
 function labelsKey(labels: Readonly<Record<string, string>>): string {

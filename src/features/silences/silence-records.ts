@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db, Store, Tables } from '../../ports/store.js';
+import { inChunks } from '../../support/in-chunks.js';
 import type { Matcher } from './silence-matchers.js';
 
 /** The `silences` table's one module. */
@@ -83,6 +84,16 @@ export async function replaceSilence(db: Db, id: string, fields: SilenceFields):
 export async function findSilence(db: Db, id: string): Promise<Silence | undefined> {
   const row = await db.selectFrom('silences').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? silenceOf(row) : undefined;
+}
+
+/** The silences with these ids, whole, a statement of at most ROWS_PER_STATEMENT ids at a time. */
+export async function findSilences(db: Db, ids: readonly string[]): Promise<Silence[]> {
+  const found: Silence[] = [];
+  for (const chunk of inChunks(ids)) {
+    const rows = await db.selectFrom('silences').selectAll().where('id', 'in', chunk).execute();
+    found.push(...rows.map(silenceOf));
+  }
+  return found;
 }
 
 /** Silences that end after `after`: the unexpired ones, or those still listed. */

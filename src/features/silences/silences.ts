@@ -10,6 +10,7 @@ import {
   addMutedAlerts,
   countSilencesEndingAfter,
   findSilence,
+  findSilences,
   insertSilence,
   type MutedAlert,
   matchableSilencesWithIds,
@@ -249,9 +250,7 @@ export function createSilences(services: Services): Silences {
       const found: MatchingSilence[] = [];
       // The held silences say which may match; each is read again and judged as stored, so a
       // change another replica made and this one has not heard of yet is not answered.
-      for (const id of cache.matchingIds(labels, now)) {
-        const silence = await findSilence(store.db, id);
-        if (!silence) continue;
+      for (const silence of await findSilences(store.db, cache.matchingIds(labels, now))) {
         const state = silenceState(silence, now);
         if (state === 'expired') continue;
         if (!matchesLabels(compileSilenceMatchers(silence.matchers, programs), labels)) continue;
