@@ -121,6 +121,12 @@ export async function killMidMovesScenario(scale: ChaosScale): Promise<ScenarioR
       'sends cut off mid-flight by a kill (held by the stand-in when the replica died)',
       `cards ${sends.cards.cutOff}, comments ${sends.comments.cutOff}`,
     );
+    // An edit cut off holds back the cards queued behind it in the killed replica: message
+    // calls go out one at a time (adapters/telegram/telegram-chat.ts).
+    scenario.figure(
+      'chat calls cut off mid-flight by a kill, by method',
+      cutOffByMethod(chat.requests),
+    );
     scenario.figure(
       'of those, sent once more (allowed: the remote API cannot tell whether the first landed)',
       `cards ${sends.cards.repeated}, comments ${sends.comments.repeated}`,
@@ -239,6 +245,7 @@ async function killRound(
   batch.victim = victim;
   const survivors = [0, 1, 2].filter((index) => index !== victim);
 
+  let chatSeen = chat.requests.length;
   const barrier = await holdRows(
     cluster,
     cut.map((s) => `approval:${s.approval}`),
@@ -287,6 +294,7 @@ async function killRound(
     // A moment for the other requests to reach the victim, some of them mid-way.
     await sleep(50 + Math.floor(Math.random() * 250));
   } finally {
+    chatSeen = chat.requests.length;
     await killHard(cluster.replicas[victim]!);
     // The stand-ins see the victim's connections close while holding its requests: those
     // are the sends cut off mid-flight (`PeerRequest.cutOff`), so they must close first.
@@ -302,8 +310,8 @@ async function killRound(
   const restartMs = performance.now() - killedAt;
   const settled = await settle(cluster, chat, tracker, namespace, givenUp);
   scenario.figure(
-    `kill ${round} (replica-${victim + 1}${heldComment ? ', a comment in flight' : ''}): restarted, then follow-up drained, then cards and comments all sent`,
-    `${seconds(restartMs)}, ${settled.followUp}, ${settled.sent}`,
+    `kill ${round} (replica-${victim + 1}${heldComment ? ', a comment in flight' : ''}): restarted, then follow-up drained, then cards and comments all sent; chat calls cut off`,
+    `${seconds(restartMs)}, ${settled.followUp}, ${settled.sent}; ${cutOffByMethod(chat.requests.slice(chatSeen))}`,
   );
   return outcome;
 }
@@ -533,6 +541,13 @@ async function approvalCards(cluster: Cluster): Promise<{ id: string; owed: bool
 
 async function approvalsOwingACard(cluster: Cluster): Promise<string[]> {
   return (await approvalCards(cluster)).filter((a) => a.owed).map((a) => a.id);
+}
+
+function cutOffByMethod(requests: PeerRequest[]): string {
+  const counts = new Map<string, number>();
+  for (const r of requests.filter((r) => r.cutOff))
+    counts.set(r.method, (counts.get(r.method) ?? 0) + 1);
+  return counts.size === 0 ? 'none' : [...counts].map(([m, n]) => `${m} ${n}`).join(', ');
 }
 
 /** Over the whole run: sends cut off by a kill, those sent once more, cards owed by none. */
