@@ -44,6 +44,12 @@ export interface PeerRequest {
   key: string;
   body: Record<string, unknown>;
   status: number;
+  /**
+   * Whether the sender hung up while the request was held (mode `hold`): its process was
+   * killed mid-flight. The request still counts as received, as a real API that had taken it
+   * would have acted on it, but its sender never learnt so.
+   */
+  cutOff: boolean;
 }
 
 /** A request held unanswered (mode `hold`): what it is, and its sender's local port. */
@@ -129,12 +135,19 @@ export class FaultyPeer {
     const method = telegram ? telegram[1]! : comment ? 'comment' : 'unknown';
     const key = comment ? decodeURIComponent(comment[1]!) : keyOf(method, body);
 
+    let cutOff = false;
     if (this.mode.kind === 'hold' && this.gate) {
       // Received as a real API would have: answered, and recorded, once the hold ends.
       const held = { method, key, remotePort: request.socket.remotePort };
       this.holding.add(held);
+      // The connection closing with the answer not yet written: the sender died (or gave up).
+      const hungUp = () => {
+        if (!response.writableFinished && this.holding.has(held)) cutOff = true;
+      };
+      response.once('close', hungUp);
       await this.gate.opened;
       this.holding.delete(held);
+      response.off('close', hungUp);
     }
     const mode = this.mode;
     if (mode.kind === 'slow') await sleep(mode.ms);
@@ -174,7 +187,7 @@ export class FaultyPeer {
     } else {
       answer = { ok: true, result: true };
     }
-    this.requests.push({ at, answeredAt: Date.now(), path, method, key, body, status });
+    this.requests.push({ at, answeredAt: Date.now(), path, method, key, body, status, cutOff });
     response.writeHead(status, headers).end(JSON.stringify(answer));
   }
 

@@ -61,7 +61,8 @@ interface Invariant {
  * times over; after each kill (and the replica's restart) four invariants are checked:
  * no resolved incident keeps a pending approval; no alert converged into a resolved incident
  * (by commit order); no approval is both expired and executed; every chat card and every
- * tracker comment was sent once. The report says, per invariant, how many kills it survived.
+ * tracker comment was sent once, or twice when the first send was cut off mid-flight by the
+ * kill (`sendsOnce`). The report says, per invariant, how many kills it survived.
  *
  * Barriers, not luck, put the kill at the steps that matter (a second connection holds row
  * locks the service's own statements wait on): the killed replica's resolves wait on their
@@ -115,6 +116,25 @@ export async function killMidMovesScenario(scale: ChaosScale): Promise<ScenarioR
           : `${found.length}${tally(found)}, e.g. ${examplesOf(found).join('; ')}`,
       );
     }
+    const sends = await sendCounts(cluster, chat, tracker);
+    scenario.figure(
+      'sends cut off mid-flight by a kill (held by the stand-in when the replica died)',
+      `cards ${sends.cards.cutOff}, comments ${sends.comments.cutOff}`,
+    );
+    // An edit cut off holds back the cards queued behind it in the killed replica: message
+    // calls go out one at a time (adapters/telegram/telegram-chat.ts).
+    scenario.figure(
+      'chat calls cut off mid-flight by a kill, by method',
+      cutOffByMethod(chat.requests),
+    );
+    scenario.figure(
+      'of those, sent once more (allowed: the remote API cannot tell whether the first landed)',
+      `cards ${sends.cards.repeated}, comments ${sends.comments.repeated}`,
+    );
+    scenario.figure(
+      'approvals with no card, their incident resolved before its follow-up ran (allowed)',
+      sends.cards.exempt,
+    );
     scenario.figure(
       'requests of the batches (last answer after fail-over)',
       `${totals.requests.length}: ${describeStatuses(totals.requests)}; ${totals.cut} cut off by a kill and sent again to a survivor`,
@@ -225,6 +245,7 @@ async function killRound(
   batch.victim = victim;
   const survivors = [0, 1, 2].filter((index) => index !== victim);
 
+  let chatSeen = chat.requests.length;
   const barrier = await holdRows(
     cluster,
     cut.map((s) => `approval:${s.approval}`),
@@ -273,7 +294,11 @@ async function killRound(
     // A moment for the other requests to reach the victim, some of them mid-way.
     await sleep(50 + Math.floor(Math.random() * 250));
   } finally {
+    chatSeen = chat.requests.length;
     await killHard(cluster.replicas[victim]!);
+    // The stand-ins see the victim's connections close while holding its requests: those
+    // are the sends cut off mid-flight (`PeerRequest.cutOff`), so they must close first.
+    await sleep(100);
     await barrier.release();
     chat.setMode(ok());
     tracker.setMode(ok());
@@ -285,8 +310,8 @@ async function killRound(
   const restartMs = performance.now() - killedAt;
   const settled = await settle(cluster, chat, tracker, namespace, givenUp);
   scenario.figure(
-    `kill ${round} (replica-${victim + 1}${heldComment ? ', a comment in flight' : ''}): restarted, then follow-up drained, then cards and comments all sent`,
-    `${seconds(restartMs)}, ${settled.followUp}, ${settled.sent}`,
+    `kill ${round} (replica-${victim + 1}${heldComment ? ', a comment in flight' : ''}): restarted, then follow-up drained, then cards and comments all sent; chat calls cut off`,
+    `${seconds(restartMs)}, ${settled.followUp}, ${settled.sent}; ${cutOffByMethod(chat.requests.slice(chatSeen))}`,
   );
   return outcome;
 }
@@ -459,10 +484,10 @@ async function settle(
   const followUpMs = await followUpDrained(cluster, namespace, 40_000);
   let missing: string[] = [];
   const sentMs = await within(10_000, async () => {
-    const approvals = await cluster.sql<{ id: string }>('SELECT id FROM approvals');
+    const approvals = await approvalsOwingACard(cluster);
     const issues = await acceptedIssues(cluster);
     missing = [
-      ...approvals.map((a) => a.id).filter((id) => successes(chat.of('sendMessage', id)) === 0),
+      ...approvals.filter((id) => successes(chat.of('sendMessage', id)) === 0),
       ...issues.filter((issue) => successes(tracker.of('comment', issue)) === 0),
     ].filter((key) => !givenUp.has(key));
     return missing.length === 0;
@@ -477,6 +502,72 @@ async function settle(
 }
 
 const successes = (requests: PeerRequest[]) => requests.filter((r) => r.status < 300).length;
+
+/**
+ * CONTRACT, Under races, crashes and abuse, Exactly once outside: whether one approval's cards
+ * or one issue's comments were sent as the contract allows. Once; or twice when the first
+ * send was cut off mid-flight (its replica killed while the stand-in held it: the remote API
+ * gives no way to tell whether it landed); and none at all is right only when none was owed. A send the
+ * stand-in took counts as made, answered or not (a real API would have acted on it).
+ */
+function sendsOnce(requests: PeerRequest[], owed: boolean) {
+  const taken = requests.filter((r) => r.status < 300).sort((a, b) => a.at - b.at);
+  const cutOff = taken.filter((r) => r.cutOff).length;
+  const repeated = taken.length === 2 && taken[0]!.cutOff;
+  // Not owed, a card may still have gone: the follow-up read the incident open just before.
+  const ok = taken.length === 0 ? !owed : taken.length === 1 || repeated;
+  return { sent: taken.length, cutOff, repeated, ok };
+}
+
+/**
+ * Every approval, and whether it owes a card. An incident's approval owes none when the
+ * incident was resolved before its follow-up ran (CONTRACT, Incident lifecycle: it gets no
+ * card; escalation/incident-followup.ts): a `resolved` entry of its timeline committed no
+ * later than its follow-up job's completion. An approval of a tracker issue always owes one.
+ */
+async function approvalCards(cluster: Cluster): Promise<{ id: string; owed: boolean }[]> {
+  const rows = await cluster.sql<{ id: string; resolved_first: boolean }>(
+    `SELECT a.id, EXISTS (
+         SELECT 1 FROM outbox o, incident_timeline t
+          WHERE o.job_name = 'incident.follow-up' AND o.completed_at IS NOT NULL
+            AND (o.payload::jsonb -> 'incident_ids') ? i.id
+            AND t.incident_id = i.id AND t.event = 'resolved'
+            AND pg_xact_commit_timestamp(t.xmin) <= pg_xact_commit_timestamp(o.xmin)
+       ) AS resolved_first
+       FROM approvals a LEFT JOIN incidents i ON i.approval_id = a.id`,
+  );
+  return rows.map((r) => ({ id: r.id, owed: !r.resolved_first }));
+}
+
+async function approvalsOwingACard(cluster: Cluster): Promise<string[]> {
+  return (await approvalCards(cluster)).filter((a) => a.owed).map((a) => a.id);
+}
+
+function cutOffByMethod(requests: PeerRequest[]): string {
+  const counts = new Map<string, number>();
+  for (const r of requests.filter((r) => r.cutOff))
+    counts.set(r.method, (counts.get(r.method) ?? 0) + 1);
+  return counts.size === 0 ? 'none' : [...counts].map(([m, n]) => `${m} ${n}`).join(', ');
+}
+
+/** Over the whole run: sends cut off by a kill, those sent once more, cards owed by none. */
+async function sendCounts(cluster: Cluster, chat: FaultyPeer, tracker: FaultyPeer) {
+  const cards = (await approvalCards(cluster)).map((a) => ({
+    ...sendsOnce(chat.of('sendMessage', a.id), a.owed),
+    owed: a.owed,
+  }));
+  const comments = (await acceptedIssues(cluster)).map((issue) =>
+    sendsOnce(tracker.of('comment', issue), true),
+  );
+  const sum = (verdicts: ReturnType<typeof sendsOnce>[]) => ({
+    cutOff: verdicts.reduce((n, v) => n + v.cutOff, 0),
+    repeated: verdicts.filter((v) => v.repeated).length,
+  });
+  return {
+    cards: { ...sum(cards), exempt: cards.filter((c) => !c.owed && c.sent === 0).length },
+    comments: sum(comments),
+  };
+}
 
 async function acceptedIssues(cluster: Cluster): Promise<string[]> {
   const rows = await cluster.sql<{ issue_id: string }>(
@@ -541,17 +632,20 @@ function invariantsOf(cluster: Cluster, chat: FaultyPeer, tracker: FaultyPeer): 
       return rows.map((r) => `approval ${r.approval_id}: ${r.moves}`);
     }),
     invariant('every chat card and every tracker comment sent once', async () => {
-      const approvals = await cluster.sql<{ id: string }>('SELECT id FROM approvals');
       const found: string[] = [];
-      for (const { id } of approvals) {
-        const cards = successes(chat.of('sendMessage', id));
-        if (cards !== 1)
-          found.push(`approval ${id}: ${cards} cards (${await approvalTrail(cluster, id)})`);
+      for (const { id, owed } of await approvalCards(cluster)) {
+        const cards = sendsOnce(chat.of('sendMessage', id), owed);
+        if (!cards.ok)
+          found.push(
+            `approval ${id}: ${cards.sent} cards, ${cards.cutOff} cut off (${await approvalTrail(cluster, id)})`,
+          );
       }
       for (const issue of await acceptedIssues(cluster)) {
-        const comments = successes(tracker.of('comment', issue));
-        if (comments !== 1)
-          found.push(`issue ${issue}: ${comments} comments (${await issueTrail(cluster, issue)})`);
+        const comments = sendsOnce(tracker.of('comment', issue), true);
+        if (!comments.ok)
+          found.push(
+            `issue ${issue}: ${comments.sent} comments, ${comments.cutOff} cut off (${await issueTrail(cluster, issue)})`,
+          );
       }
       return found;
     }),
@@ -588,5 +682,12 @@ async function approvalTrail(cluster: Cluster, approvalId: string): Promise<stri
     "SELECT count(*) AS n FROM operation_log WHERE approval_id = $1 AND type = 'CHAT_SENT'",
     [approvalId],
   );
-  return `${row?.status ?? 'missing'}, requested by ${row?.requested_by ?? '?'}, ${row?.target ?? 'no incident'}, ${sends[0]?.n ?? 0} CHAT_SENT logged`;
+  // A card row is written before its message is sent (cards/card-sender.ts); one without a
+  // message id was never acknowledged by the chat.
+  const [cards] = await cluster.sql<{ rows: string; unsent: string }>(
+    `SELECT count(*) AS rows, count(*) FILTER (WHERE message_id IS NULL) AS unsent
+       FROM chat_cards WHERE approval_id = $1`,
+    [approvalId],
+  );
+  return `${row?.status ?? 'missing'}, requested by ${row?.requested_by ?? '?'}, ${row?.target ?? 'no incident'}, ${sends[0]?.n ?? 0} CHAT_SENT logged, ${cards?.rows ?? 0} card rows (${cards?.unsent ?? 0} without a message id)`;
 }
