@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { compareFeedIds } from '../../src/ports/event-feed.js';
 import { type Backend, backends, buildTestApp } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -188,5 +189,25 @@ describe.each(backends())('streams that read nothing on %s', (backend) => {
     );
     for (const { stream, expected } of streams) expect(stream.ids).toEqual(expected);
     expect(reads).toEqual({ after: 0, latest: 1 });
+  });
+
+  it('sends nothing up to a Last-Event-ID it has not heard yet, as from another replica', async () => {
+    const { app } = await listening(backend);
+    const port = (app.server.address() as AddressInfo).port;
+    await publish(app, 1);
+    // An id a little ahead of this replica: what the client read elsewhere.
+    const ahead = `${Date.now() + 1000}-0`;
+    const stream = await stalledStream(port, '127.0.0.1', ahead);
+    stream.read();
+    const before = await publish(app, 5);
+    await waitFor(async () => (Date.now() > Number(ahead.split('-')[0]) + 5 ? true : undefined), {
+      what: 'the id reached',
+    });
+    const after = await publish(app, 5);
+    const expected = [...before, ...after].filter((id) => compareFeedIds(id, ahead) > 0);
+    await waitFor(async () => (stream.ids.length >= expected.length ? true : undefined), {
+      what: 'the events after the id',
+    });
+    expect(stream.ids).toEqual(expected);
   });
 });

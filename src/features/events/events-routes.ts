@@ -7,7 +7,7 @@ import { requireReadApiAccess } from '../../http/access-guards.js';
 import { clientAddress } from '../../http/client-address.js';
 import { endStreamsOnClose, STREAM_HEADERS } from '../../http/event-stream.js';
 import { hijackKeepingHeaders } from '../../http/security-headers.js';
-import type { FeedEntry } from '../../ports/event-feed.js';
+import { compareFeedIds, type FeedEntry } from '../../ports/event-feed.js';
 import type { Services } from '../../services.js';
 import { createFeedRing, type FeedRing } from './feed-ring.js';
 import { createStreamSlots } from './stream-slots.js';
@@ -67,6 +67,9 @@ async function openFeed(
   // CONTRACT, Hostile clients: without Last-Event-ID a stream starts with the events after
   // it opened, so reconnecting in a loop cannot make the service send its buffer each time.
   let next = lastEventId === undefined ? ring.end() : ring.positionAfter(lastEventId);
+  // An id this replica has not heard yet (the client read it from another one): the events
+  // up to it arrive after the stream opened, and the client has them already.
+  let seen = lastEventId;
   let ended = false;
   /** Set while the response holds as much as it should; its 'drain' clears it. */
   let full = false;
@@ -81,9 +84,13 @@ async function openFeed(
     while (!full && next < ring.end()) {
       let chunk = '';
       while (next < ring.end() && chunk.length < CHUNK_CHARS) {
-        chunk += frameOf(ring.at(next));
+        const entry = ring.at(next);
         next += 1;
+        if (seen !== undefined && compareFeedIds(entry.id, seen) <= 0) continue;
+        seen = undefined;
+        chunk += frameOf(entry);
       }
+      if (chunk === '') continue;
       full = !raw.write(chunk);
     }
   };
