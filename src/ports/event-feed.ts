@@ -35,6 +35,8 @@ export interface EventFeedPort {
    * `lastId` is undefined or older than the buffer.
    */
   after(lastId: string | undefined, limit: number): Promise<FeedEntry[]>;
+  /** The newest `count` buffered entries, oldest first. */
+  latest(count: number): Promise<FeedEntry[]>;
   /** Resolves once live; the returned function ends the subscription. */
   subscribe(onEntry: (entry: FeedEntry) => void): Promise<() => Promise<void>>;
 }

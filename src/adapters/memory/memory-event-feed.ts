@@ -40,6 +40,9 @@ export function createMemoryEventFeed(capacity = FEED_KEPT_EVENTS): EventFeedPor
       const start = found < oldest ? oldest : found + 1;
       return entries.slice(start, start + limit);
     },
+    async latest(count) {
+      return entries.slice(Math.max(0, entries.length - Math.min(count, capacity)));
+    },
     async subscribe(onEntry) {
       listeners.add(onEntry);
       return async () => {

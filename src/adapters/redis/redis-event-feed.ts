@@ -67,6 +67,10 @@ export function createRedisEventFeed(
         return entriesOf(await redis.xrange(key, '-', '+', 'COUNT', limit));
       }
     },
+    async latest(count) {
+      // The stream is trimmed only roughly (`MAXLEN ~`): its oldest entries may be more.
+      return entriesOf(await redis.xrevrange(key, '+', '-', 'COUNT', count)).reverse();
+    },
     subscribe(onEntry) {
       return bus.subscribe(topic, (message) => {
         const sent = JSON.parse(message) as FeedEntry | FeedEntry[];

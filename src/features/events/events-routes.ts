@@ -7,9 +7,9 @@ import { requireReadApiAccess } from '../../http/access-guards.js';
 import { clientAddress } from '../../http/client-address.js';
 import { endStreamsOnClose, STREAM_HEADERS } from '../../http/event-stream.js';
 import { hijackKeepingHeaders } from '../../http/security-headers.js';
-import { compareFeedIds, FEED_KEPT_EVENTS, type FeedEntry } from '../../ports/event-feed.js';
+import { compareFeedIds, type FeedEntry } from '../../ports/event-feed.js';
 import type { Services } from '../../services.js';
-import { withDeadline } from '../../support/deadline.js';
+import { createFeedRing, type FeedRing } from './feed-ring.js';
 import { createStreamSlots } from './stream-slots.js';
 
 export interface EventsRoutesOptions {
@@ -19,24 +19,28 @@ export interface EventsRoutesOptions {
 }
 
 const HEARTBEAT_MS = 15_000;
-/** How long a stream waits for its live subscription before it is refused. */
+/** How long a stream waits for the feed (its subscription, then its buffer) before it is refused. */
 const SUBSCRIBE_WAIT_MS = 1000;
 /** CONTRACT, Hostile clients: streams one client address may hold open. */
 const STREAMS_PER_CLIENT = 20;
 /** Seconds a refused client is asked to wait: about how long a stream takes to be replaced. */
 const RETRY_AFTER_SECONDS = 10;
-/** How many buffered events one resume replays at most: all the buffer keeps. */
-const REPLAY_LIMIT = FEED_KEPT_EVENTS;
 /**
- * CONTRACT, Under races, crashes and abuse: a stream is ended once more than this many of
- * its events wait in the service for its client. Counted in events, not bytes: a burst (a
- * 1,000-alert body is some 2,000 events) is written in one turn of the event loop, faster
- * than any client reads, and must reach a client that keeps reading.
+ * Bytes of frames one write hands to a stream's response at most. Frames are written while
+ * the response takes them and wait in the shared ring otherwise, so a client that reads
+ * nothing holds some 32 KiB in its response (this plus the socket's high-water mark) however
+ * far behind it is.
  */
-const BEHIND_LIMIT_EVENTS = FEED_KEPT_EVENTS;
+const CHUNK_CHARS = 16 * 1024;
 const FEED_ID = /^\d{1,15}-\d{1,9}$/;
 
 const frame = (entry: FeedEntry) => `id: ${entry.id}\ndata: ${JSON.stringify(entry.event)}\n\n`;
+
+/** The ring streams read, and each event's frame, made once for all of them. */
+interface FeedSource {
+  ring: FeedRing;
+  frameOf(entry: FeedEntry): string;
+}
 
 /** A Last-Event-ID this feed did not issue is ignored, as if none had been sent. */
 function lastEventIdOf(header: unknown, query: unknown): string | undefined {
@@ -45,107 +49,78 @@ function lastEventIdOf(header: unknown, query: unknown): string | undefined {
 }
 
 /**
- * Writes to `raw`, counting the events it still holds: Node's buffer of a response only
- * knows bytes, so each event's end offset is kept until the buffer has let go of it.
- */
-function unflushedEvents(raw: ServerResponse) {
-  let written = 0;
-  const ends: number[] = [];
-  let first = 0;
-  return {
-    /** Writes `text` (an event unless told otherwise); answers how many events wait. */
-    write(text: string, isEvent = true): number {
-      raw.write(text);
-      written += Buffer.byteLength(text);
-      if (isEvent) ends.push(written);
-      const flushed = written - raw.writableLength;
-      while (first < ends.length && (ends[first] as number) <= flushed) first += 1;
-      // Compacted now and then rather than shifted per event.
-      if (first > 1024 && first * 2 > ends.length) {
-        ends.splice(0, first);
-        first = 0;
-      }
-      return ends.length - first;
-    },
-  };
-}
-
-/**
- * One client's feed: it subscribes before reading the buffer, so nothing falls between the
- * two; live events heard during the replay wait, and each event is sent once, in id order.
+ * One client's feed: its place in the process's ring of the newest events, from which it
+ * writes as fast as its client reads, each event once, in id order. CONTRACT, Under races,
+ * crashes and abuse: it is ended only once its place has left the ring, more than 10,000
+ * events behind (what Node's and the kernel's buffers hold puts it further behind still).
  */
 async function openFeed(
-  services: Services,
+  { ring, frameOf }: FeedSource,
   raw: ServerResponse,
   lastEventId: string | undefined,
   heartbeatMs: number,
   onEnd: () => void,
 ): Promise<() => void> {
-  let last = lastEventId;
-  let replaying = true;
-  const waiting: FeedEntry[] = [];
-  // A client that does not read would have every later event kept for it in memory: once
-  // more than BEHIND_LIMIT_EVENTS wait in the response's buffer, its stream ends, and it
-  // resumes from Last-Event-ID when it reads again. The kernel's socket buffers hold some
-  // more, so a stream ended is always more than the limit behind.
-  const behind = unflushedEvents(raw);
-  let ended = false;
-  let endStream: (() => void) | undefined;
-  const send = (entry: FeedEntry) => {
-    if (ended) return;
-    if (last !== undefined && compareFeedIds(entry.id, last) <= 0) return;
-    last = entry.id;
-    if (behind.write(frame(entry)) > BEHIND_LIMIT_EVENTS) endStream?.();
-  };
-  const subscribing = services.feed.subscribe((entry) => {
-    if (replaying) waiting.push(entry);
-    else send(entry);
-  });
-  // CONTRACT, Under races, crashes and abuse: a Redis that hangs fails the stream within
-  // 2 s; a subscription confirmed after that is ended at once.
-  const unsubscribe = await withDeadline(
-    subscribing,
-    SUBSCRIBE_WAIT_MS,
-    () => new Error('event feed: no subscription in time'),
-  ).catch((error: unknown) => {
-    subscribing
-      .then(
-        (late) => late(),
-        () => undefined,
-      )
-      .catch(() => undefined);
-    throw error;
-  });
+  await ring.ready();
   raw.writeHead(200, STREAM_HEADERS);
-  behind.write(': feed open\n\n', false);
+  raw.write(': feed open\n\n');
   // CONTRACT, Hostile clients: without Last-Event-ID a stream starts with the events after
   // it opened, so reconnecting in a loop cannot make the service send its buffer each time.
-  if (lastEventId !== undefined) {
-    const missed = await services.feed.after(lastEventId, REPLAY_LIMIT).catch(async (error) => {
-      await unsubscribe().catch(() => undefined);
-      throw error;
-    });
-    for (const entry of missed) send(entry);
-  }
-  replaying = false;
-  for (const entry of waiting.splice(0)) send(entry);
-  const heartbeat = setInterval(() => behind.write(': heartbeat\n\n', false), heartbeatMs);
+  let next = lastEventId === undefined ? ring.end() : ring.positionAfter(lastEventId);
+  // An id this replica has not heard yet (the client read it from another one): the events
+  // up to it arrive after the stream opened, and the client has them already.
+  let seen = lastEventId;
+  let ended = false;
+  /** Set while the response holds as much as it should; its 'drain' clears it. */
+  let full = false;
+  let endStream: () => void = () => undefined;
+  const pump = () => {
+    if (ended) return;
+    // The client missed events the ring no longer holds: it resumes from Last-Event-ID.
+    if (next < ring.start()) {
+      endStream();
+      return;
+    }
+    while (!full && next < ring.end()) {
+      let chunk = '';
+      while (next < ring.end() && chunk.length < CHUNK_CHARS) {
+        const entry = ring.at(next);
+        next += 1;
+        if (seen !== undefined && compareFeedIds(entry.id, seen) <= 0) continue;
+        seen = undefined;
+        chunk += frameOf(entry);
+      }
+      if (chunk === '') continue;
+      full = !raw.write(chunk);
+    }
+  };
+  const onDrain = () => {
+    full = false;
+    pump();
+  };
+  raw.on('drain', onDrain);
+  const stopListening = ring.listen(pump);
+  const heartbeat = setInterval(() => {
+    if (!full) full = !raw.write(': heartbeat\n\n');
+  }, heartbeatMs);
   const end = () => {
     if (ended) return;
     ended = true;
     clearInterval(heartbeat);
-    void unsubscribe().catch(() => undefined);
+    stopListening();
+    raw.off('drain', onDrain);
     raw.end();
     onEnd();
   };
-  // Cut rather than ended: what waits for the client would otherwise stay in memory until it
-  // reads it all, and it resumes from the last event it read anyway.
+  // Cut rather than ended: what waits for the client in its buffers is dropped at once, and
+  // it resumes from the last event it read anyway.
   endStream = () => {
     end();
     raw.destroy();
   };
   raw.on('close', end);
-  // A client that left during the replay is gone already: its 'close' will not come again.
+  pump();
+  // A client that left while the stream opened is gone already: its 'close' will not come.
   if (raw.destroyed) end();
   return end;
 }
@@ -155,6 +130,21 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { services } = options;
   const streams = endStreamsOnClose(app);
+  // One per process (one app per process): filled once from the feed, read by every stream.
+  const ring = createFeedRing(services.feed, SUBSCRIBE_WAIT_MS);
+  app.addHook('onClose', () => ring.close());
+  const frames = new WeakMap<FeedEntry, string>();
+  const source: FeedSource = {
+    ring,
+    frameOf(entry) {
+      let text = frames.get(entry);
+      if (text === undefined) {
+        text = frame(entry);
+        frames.set(entry, text);
+      }
+      return text;
+    },
+  };
   const slots = createStreamSlots(services.config.eventsMaxClients, STREAMS_PER_CLIENT);
   app.addHook('onRequest', requireReadApiAccess(services));
 
@@ -216,7 +206,7 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
       hijackKeepingHeaders(reply);
       try {
         const end = await openFeed(
-          services,
+          source,
           reply.raw,
           lastEventId,
           options.heartbeatMs ?? HEARTBEAT_MS,
