@@ -246,7 +246,24 @@ export function createCardSender(services: Services): CardSender {
       'approval card cut off by a crash: sending it once more',
     );
     const { text, keyboard } = renderApprovalCard(stored.params, row.nonce);
-    return submitQueued({ params: stored.params, nonce: row.nonce, text, keyboard }, false);
+    // Decided while the first send was cut off: sent as decided, never with live buttons.
+    const { decided } = stored;
+    const outgoing: OutgoingCard = decided
+      ? {
+          params: stored.params,
+          nonce: row.nonce,
+          text: renderDecidedCard(
+            text,
+            decided.decision,
+            decided.actor,
+            decided.at,
+            config.displayTz,
+          ),
+          keyboard: null,
+          shown: decided,
+        }
+      : { params: stored.params, nonce: row.nonce, text, keyboard };
+    return submitQueued(outgoing, false);
   }
 
   async function pushClosedOnRequest(
