@@ -2,7 +2,11 @@ import crypto from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { renderApprovalCard } from '../../src/features/cards/approval-card.js';
 import { CallbackDataTooLongError } from '../../src/features/cards/callback-data.js';
-import { decodeStoredCard } from '../../src/features/cards/card-records.js';
+import {
+  decodeStoredCard,
+  encodeStoredCard,
+  insertCard,
+} from '../../src/features/cards/card-records.js';
 import { CARD_NONCE_TTL_MS, createCardSender } from '../../src/features/cards/card-sender.js';
 import type { ApprovalCardParams } from '../../src/features/cards/card-types.js';
 import { ChatApiError } from '../../src/ports/chat.js';
@@ -279,6 +283,38 @@ describe.each(backends())('card sender on %s', (backend: Backend) => {
         sender.markDecided(card.approval_id, 'rejected', 'tg_7'),
       ).resolves.toBeUndefined();
       expect(tg.message(second.message_id!)?.text).toContain('❌ Rejected by tg_7');
+    });
+  });
+
+  // CONTRACT, Under races, crashes and abuse: a card decided while its send was cut off (the
+  // process died while the chat took it) goes once more as decided, never with live buttons.
+  describe('card sender: resendCutOff', () => {
+    it('sends a card decided while cut off without buttons, saying the decision', async () => {
+      const sender = createCardSender(services);
+      const nonce = 'c0ffee00c0ffee00';
+      const { text } = renderApprovalCard(card, nonce);
+      // The row as a killed send leaves it: no message id, no outcome.
+      await insertCard(services.store.db, {
+        nonce,
+        approval_id: card.approval_id,
+        chat_id: '4242',
+        message_id: null,
+        text: encodeStoredCard({ params: card, text, decided: null }),
+        expires_at: clock.ms + CARD_NONCE_TTL_MS,
+        consumed_at: null,
+        created_at: clock.ms,
+        send_attempts: 1,
+        send_outcome: null,
+      });
+      await sender.markDecided(card.approval_id, 'approved', 'tg_42');
+      const resent = await sender.resendCutOff({ nonce, approval_id: card.approval_id });
+      expect(resent).toMatchObject({ sent: true, nonce });
+      const [call] = tg.calls('sendMessage');
+      expect(tg.calls('sendMessage')).toHaveLength(1);
+      expect(call!.body.reply_markup).toBeUndefined();
+      expect(call!.body.text).toContain('✅ Approved by tg_42');
+      expect(tg.message(resent.message_id!)?.reply_markup).toBeUndefined();
+      expect(tg.calls('editMessageText')).toHaveLength(0);
     });
   });
 });

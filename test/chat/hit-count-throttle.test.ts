@@ -26,6 +26,7 @@ function recordingCards(outcomes: HitCountEdit[] = []) {
     resendCutOff: unused,
     pushOnRequest: unused,
     pushClosedOnRequest: unused,
+    pushClosed: unused,
     pushTestCard: unused,
     markDecided: unused,
     refreshHitCount: unused,

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createCardSender } from '../../src/features/cards/card-sender.js';
 import { analyzeIssue } from '../../src/features/errtracker/analyze-issue.js';
+import { UPSTREAM_RETRY } from '../../src/support/upstream-retry.js';
 import { tempDir } from '../helpers/backends.js';
 import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
 import { startServerProcess } from '../helpers/server-process.js';
@@ -48,6 +49,49 @@ describe.each(backends())('a tracker analysis run again on %s', (backend) => {
     await analyzeIssue(app.services, createCardSender(app.services), JSON.parse(row.payload));
     expect(commentsOn(tracker, issueId)).toHaveLength(1);
   });
+});
+
+describe.each(backends())('a tracker comment refused on %s', (backend) => {
+  it('does not use up the one repeat: refused in two runs, posted once by the third', async () => {
+    // Every post of the first two runs (each with its in-process retries) gets a 500: the
+    // tracker took none of them. Any later post is taken.
+    const refusedPosts = 2 * UPSTREAM_RETRY.attempts;
+    const issueId = `comment-refused-${backend}`;
+    const tracker = await startUpstream((request) =>
+      commentsOn(tracker, issueId).indexOf(request) < refusedPosts
+        ? { status: 500, body: { detail: 'tracker down' } }
+        : { status: 201, body: { id: 'c1' } },
+    );
+    const { app } = await buildTestApp({
+      backend,
+      env: { SIGNAL_CONSUMER: 'false', ERRTRACKER_API_BASE: tracker.url },
+    });
+    expect((await deliver(app, issueAlert(issueId))).json()).toMatchObject({
+      status: 'accepted',
+    });
+    const row = await waitFor(
+      async () => {
+        const job = await app.services.store.db
+          .selectFrom('outbox')
+          .select(['completed_at', 'payload'])
+          .where('job_id', 'like', `errtracker-${issueId}-%`)
+          .executeTakeFirst();
+        return job?.completed_at ? job : undefined;
+      },
+      { what: 'the first analysis run completing', timeoutMs: 20_000 },
+    );
+    expect(commentsOn(tracker, issueId)).toHaveLength(UPSTREAM_RETRY.attempts);
+    // The job's handler again, as retries run it: the second is refused too, the third posts.
+    const runAgain = () =>
+      analyzeIssue(app.services, createCardSender(app.services), JSON.parse(row.payload));
+    await runAgain();
+    expect(commentsOn(tracker, issueId)).toHaveLength(refusedPosts);
+    await runAgain();
+    expect(commentsOn(tracker, issueId)).toHaveLength(refusedPosts + 1);
+    // Posted: no later run posts it again.
+    await runAgain();
+    expect(commentsOn(tracker, issueId)).toHaveLength(refusedPosts + 1);
+  }, 60_000);
 });
 
 describe('a tracker comment cut off by kill -9', () => {

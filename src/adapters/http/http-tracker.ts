@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { TrackerPort } from '../../ports/tracker.js';
+import { TrackerCommentRefusedError, type TrackerPort } from '../../ports/tracker.js';
 import {
   retryAfterHeaderMs,
   retryUpstream,
@@ -34,6 +34,7 @@ function failureOfStatus(status: number, retryAfter: string | null): UpstreamFai
  * CONTRACT: `POST {base}/api/0/issues/{issue_id}/comments/` with `{"text": …}` and a bearer
  * token; without a base the comment is only logged. A 429 waits its `Retry-After`, a 5xx or
  * a refused connection backs off; a timeout is not retried, as the comment may have landed.
+ * A comment the tracker certainly did not take rejects with TrackerCommentRefusedError.
  */
 export function createHttpTracker(
   options: { apiBase?: string; token?: string; timeoutMs?: number; retry?: UpstreamRetryOptions },
@@ -65,7 +66,17 @@ export function createHttpTracker(
           failureOfStatus(response.status, response.headers.get('retry-after')),
         );
       };
-      await retryUpstream(postOnce, failureOf, retry);
+      try {
+        await retryUpstream(postOnce, failureOf, retry);
+      } catch (error) {
+        // An answer with an error status, or a connection refused, took no comment: the
+        // caller may post it again without counting this post as the one maybe landed.
+        if (error instanceof TrackerCommentError || wasRefused(error)) {
+          const message = error instanceof Error ? error.message : String(error);
+          throw new TrackerCommentRefusedError(message, { cause: error });
+        }
+        throw error;
+      }
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type ChatPort, type InlineKeyboard, isRateLimited } from '../../ports/chat.js';
+import type { CardDecision } from './card-records.js';
 import type { ApprovalCardParams, CardPushResult } from './card-types.js';
 
 /** A card whose row is written (its nonce is known) and whose message is still to be sent. */
@@ -7,7 +8,10 @@ export interface OutgoingCard {
   params: ApprovalCardParams;
   nonce: string;
   text: string;
-  keyboard: InlineKeyboard;
+  /** Null for a card sent without buttons: its approval was decided before it went out. */
+  keyboard: InlineKeyboard | null;
+  /** The decision its text already shows, so its sender does not edit the same line in again. */
+  shown?: CardDecision | null;
 }
 
 /** What `push` answers for a card that waits for the chat: it is sent, or summed up, later. */

@@ -118,11 +118,11 @@ export function createCardSender(services: Services): CardSender {
   async function sendCard(card: OutgoingCard): Promise<CardPushResult> {
     let messageId: number | null = null;
     try {
-      const sent = await chat.sendMessage(card.text, card.keyboard, NO_WAIT);
+      const sent = await chat.sendMessage(card.text, card.keyboard ?? undefined, NO_WAIT);
       messageId = sent.message_id;
       const stored = await setCardMessageId(store.db, card.nonce, sent.message_id);
       await recordPush(card.params, card.nonce, messageId, undefined);
-      if (stored?.decided) {
+      if (stored?.decided && !isSameDecision(card.shown ?? null, stored.decided)) {
         await serially(card.params.approval_id, () => showDecisionMadeMeanwhile(card.nonce));
       }
       return {
@@ -166,12 +166,21 @@ export function createCardSender(services: Services): CardSender {
     sendDigest: createDigestSender(services),
   });
 
-  async function submit(card: ApprovalCardParams, asked: boolean): Promise<CardPushResult> {
+  /**
+   * `closed`: the approval was decided before its first card went out; the card goes without
+   * buttons, saying its status, and its row carries the decision like any decided card's.
+   */
+  async function submit(
+    card: ApprovalCardParams,
+    asked: boolean,
+    closed?: ClosedApproval,
+  ): Promise<CardPushResult> {
     if (!chat.configured) return { sent: false, reason: NOT_CONFIGURED_REASON };
     const nonce = newCardNonce();
     let outgoing: OutgoingCard;
     try {
       const { text, keyboard } = renderApprovalCard(card, nonce);
+      const decided = closed?.decided ?? null;
       const now = clock.now();
       // The row exists before the message does, so no callback can name an unknown nonce.
       // A failed send keeps it: a timed-out message may still have reached the chat. A card
@@ -182,14 +191,24 @@ export function createCardSender(services: Services): CardSender {
         approval_id: card.approval_id,
         chat_id: chatId,
         message_id: null,
-        text: encodeStoredCard({ params: card, text, decided: null }),
+        text: encodeStoredCard({ params: card, text, decided }),
         expires_at: now + CARD_NONCE_TTL_MS,
-        consumed_at: null,
+        // A closed card that names no decision has nothing on its row to keep it closed: its
+        // nonce, never shown, is spent at once, so no hit count or resend gives it buttons.
+        consumed_at: closed && !decided ? now : null,
         created_at: now,
         send_attempts: 1,
         send_outcome: null,
       });
-      outgoing = { params: card, nonce, text, keyboard };
+      outgoing = closed
+        ? {
+            params: card,
+            nonce,
+            text: renderClosedCard(card, closed.status, decided, config.displayTz),
+            keyboard: null,
+            shown: decided,
+          }
+        : { params: card, nonce, text, keyboard };
     } catch (error) {
       await recordPush(card, nonce, null, error);
       throw error;
@@ -227,7 +246,24 @@ export function createCardSender(services: Services): CardSender {
       'approval card cut off by a crash: sending it once more',
     );
     const { text, keyboard } = renderApprovalCard(stored.params, row.nonce);
-    return submitQueued({ params: stored.params, nonce: row.nonce, text, keyboard }, false);
+    // Decided while the first send was cut off: sent as decided, never with live buttons.
+    const { decided } = stored;
+    const outgoing: OutgoingCard = decided
+      ? {
+          params: stored.params,
+          nonce: row.nonce,
+          text: renderDecidedCard(
+            text,
+            decided.decision,
+            decided.actor,
+            decided.at,
+            config.displayTz,
+          ),
+          keyboard: null,
+          shown: decided,
+        }
+      : { params: stored.params, nonce: row.nonce, text, keyboard };
+    return submitQueued(outgoing, false);
   }
 
   async function pushClosedOnRequest(
@@ -340,6 +376,7 @@ export function createCardSender(services: Services): CardSender {
 
   return {
     push: (card) => submit(card, false),
+    pushClosed: (card, closed) => submit(card, false, closed),
     resendCutOff,
     pushOnRequest: (card) => submit(card, true),
     pushClosedOnRequest,

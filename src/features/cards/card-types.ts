@@ -73,6 +73,12 @@ export interface CardSender {
    * nonce; `sent: false` when another caller already sent it again.
    */
   resendCutOff(card: { nonce: string; approval_id: string }): Promise<CardPushResult>;
+  /**
+   * An approval decided before its first card went out (CONTRACT, Under races, crashes and
+   * abuse): its card, recorded and queued like push's, but without buttons and saying its
+   * status and who decided it, as `/card` shows a decided approval.
+   */
+  pushClosed(card: ApprovalCardParams, closed: ClosedApproval): Promise<CardPushResult>;
   /** `/card <approval_id>`: like push, but first in the queue and never summed up. */
   pushOnRequest(card: ApprovalCardParams): Promise<CardPushResult>;
   /**

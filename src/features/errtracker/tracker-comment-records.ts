@@ -9,8 +9,9 @@ const ATTEMPTS_MAX = 2;
 /**
  * Begins a post of the job's comment: true for the caller that may post now. The first call
  * inserts the row; a later one (the job run again) may post once more only while no post was
- * recorded as done and only one was begun, so a comment is posted at most twice, and twice
- * only when a post was cut off before its end was recorded. One upsert decides, so callers
+ * recorded as done and only one was begun and not refused (`trackerCommentRefused`), so a
+ * comment is posted at most twice, and twice only when a post was cut off before its end was
+ * recorded. One upsert decides, so callers
  * racing on one job see one winner.
  */
 export async function beginTrackerComment(
@@ -40,5 +41,20 @@ export async function trackerCommentPosted(db: Db, jobId: string, now: number): 
     .updateTable('tracker_comments')
     .set({ posted_at: now })
     .where('job_id', '=', jobId)
+    .execute();
+}
+
+/**
+ * The begun post certainly did not land (the tracker answered an error status, or refused
+ * the connection): it does not count as the one post that may have been cut off, so a later
+ * run may still post the comment (CONTRACT, Under races, crashes and abuse).
+ */
+export async function trackerCommentRefused(db: Db, jobId: string): Promise<void> {
+  await db
+    .updateTable('tracker_comments')
+    .set((eb) => ({ attempts: eb('attempts', '-', 1) }))
+    .where('job_id', '=', jobId)
+    .where('posted_at', 'is', null)
+    .where('attempts', '>', 0)
     .execute();
 }

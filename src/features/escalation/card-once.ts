@@ -1,6 +1,8 @@
 import type { Services } from '../../services.js';
+import { decisionsOf } from '../approvals/approval-decision-records.js';
+import { findApproval } from '../approvals/approval-records.js';
 import { cardsOfApproval, cutOffCard } from '../cards/card-records.js';
-import type { ApprovalCardParams, CardSender } from '../cards/card-types.js';
+import type { ApprovalCardParams, CardSender, ClosedApproval } from '../cards/card-types.js';
 
 /**
  * The one way an opened incident or tracker issue gets its approval card. A job run again
@@ -21,9 +23,60 @@ export async function pushCardOnce(
   if (!services.chat.configured) return;
   const rows = await cardsOfApproval(services.store.db, card.approval_id);
   if (rows.length === 0) {
-    await cards.push(card);
+    await pushFirstCard(services, cards, card);
     return;
   }
   const cutOff = cutOffCard(rows);
   if (cutOff) await cards.resendCutOff(cutOff);
+}
+
+/**
+ * CONTRACT, Under races, crashes and abuse: "whatever the order of a first signature and the
+ * sending of the first card, the card that the chat ends up showing names the first signer".
+ * A signature or decision made before this card (its follow-up ran late) found no card to
+ * show it on, so the first card is the one that shows it: asking for the second signer and
+ * naming the first, or, for an approval already decided, without buttons and saying its
+ * status and who decided it, as `/card` answers for it. A decided approval still gets its
+ * card: the chat then shows what became of the incident rather than nothing at all.
+ */
+async function pushFirstCard(
+  services: Pick<Services, 'store'>,
+  cards: CardSender,
+  card: ApprovalCardParams,
+): Promise<void> {
+  const { db } = services.store;
+  const approval = await findApproval(db, card.approval_id);
+  if (!approval) {
+    await cards.push(card);
+    return;
+  }
+  const decisions = await decisionsOf(db, approval.id);
+  if (approval.status !== 'pending') {
+    // The decision that closed it: its last approval or rejection (execution moves come
+    // after it); an approval closed by a move alone (it expired) names that move's actor.
+    const last = decisions.findLast((row) => row.decision !== 'move');
+    const move = decisions.findLast((row) => row.to_status === approval.status);
+    const closedBy = last ?? (move ? { ...move, decision: approval.status } : undefined);
+    const closed: ClosedApproval = {
+      status: approval.status,
+      decided: closedBy
+        ? { decision: closedBy.decision, actor: closedBy.actor, at: closedBy.created_at }
+        : null,
+    };
+    await cards.pushClosed(card, closed);
+    return;
+  }
+  const firstSigner = decisions.find((row) => row.decision === 'approve')?.actor;
+  await cards.push(firstSigner === undefined ? card : secondSignerCard(card, firstSigner));
+}
+
+/** The card that asks for the second of two signatures, naming the first signer. */
+export function secondSignerCard(
+  card: ApprovalCardParams,
+  firstSigner: string,
+): ApprovalCardParams {
+  return {
+    ...card,
+    root_cause: `Second signature needed (signed by ${firstSigner}). ${card.root_cause}`,
+  };
 }

@@ -19,6 +19,7 @@ import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
 import { incidentStatusOf } from '../incidents/incident-records.js';
 import { addApprovedExecution, relayApprovedExecution } from './approved-execution.js';
+import { secondSignerCard } from './card-once.js';
 import { addExpiredCardsJob, announceExpiredApproval } from './expired-approval.js';
 
 /** What a decision needs: the services and the chat's cards. */
@@ -117,10 +118,7 @@ async function askSecondSigner(deps: DecisionDeps, approvalId: string, actor: st
     .reverse()
     .find((card) => card.params);
   if (!latest?.params) return;
-  await cards.push({
-    ...latest.params,
-    root_cause: `Second signature needed (signed by ${actor}). ${latest.params.root_cause}`,
-  });
+  await cards.push(secondSignerCard(latest.params, actor));
   const after = await findApproval(db, approvalId);
   if (after && after.status !== 'pending') {
     const decisions = await decisionsOf(db, approvalId);
