@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   AUTH,
@@ -26,12 +26,15 @@ const alertNamed = (extra: Record<string, unknown> = {}) => {
 
 describe.each(backends())(
   'silences mute firing alerts on %s (CONTRACT, Silences)',
-  async (backend) => {
+  (backend) => {
     const clock = new TestClock(Date.now());
-    const { app } = await buildTestApp({
-      backend,
-      clock,
-      env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN },
+    let app: TestApp['app'];
+    beforeAll(async () => {
+      ({ app } = await buildTestApp({
+        backend,
+        clock,
+        env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN },
+      }));
     });
     const incidents = async () =>
       (await app.inject({ url: '/api/v1/incidents?limit=200', headers: AUTH })).json()

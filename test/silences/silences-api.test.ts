@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';
 import {
   AUTH,
   CONSOLE_TOKEN,
@@ -13,12 +13,15 @@ const HOUR = 60 * 60 * 1000;
 
 describe.each(backends())(
   "Alertmanager's silences API on %s (CONTRACT, Silences)",
-  async (backend) => {
+  (backend) => {
     const clock = new TestClock();
-    const { app } = await buildTestApp({
-      backend,
-      clock,
-      env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN },
+    let app: TestApp['app'];
+    beforeAll(async () => {
+      ({ app } = await buildTestApp({
+        backend,
+        clock,
+        env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN },
+      }));
     });
     const post = (payload: unknown) =>
       app.inject({ method: 'POST', url: SILENCES, headers: AUTH, payload: payload as object });
