@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { buildTestApp } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { describeConsoleTokenGuard } from '../helpers/security-checks.js';
 import { analyze, expertModel, openIncident, waitForState } from './analysis-helpers.js';
 
@@ -13,8 +13,11 @@ describeConsoleTokenGuard(
   async () => (await buildTestApp({ env: { CONSOLE_TOKEN: TOKEN, SIGNAL_CONSUMER: 'false' } })).app,
 );
 
-describe('analysis reads stay open with CONSOLE_TOKEN (spec endpoints)', async () => {
-  const { app } = await buildTestApp({ env: { CONSOLE_TOKEN: TOKEN, SIGNAL_CONSUMER: 'false' } });
+describe('analysis reads stay open with CONSOLE_TOKEN (spec endpoints)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { CONSOLE_TOKEN: TOKEN, SIGNAL_CONSUMER: 'false' } }));
+  });
 
   it('status and result need no token', async () => {
     const started = await app.inject({
@@ -29,8 +32,11 @@ describe('analysis reads stay open with CONSOLE_TOKEN (spec endpoints)', async (
   });
 });
 
-describe('deep analysis requests (CONTRACT, Bad input)', async () => {
-  const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+describe('deep analysis requests (CONTRACT, Bad input)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } }));
+  });
   it('a context nested 10,000 levels deep is a 400 naming the problem, not a 500', async () => {
     const response = await app.inject({
       method: 'POST',
@@ -45,15 +51,19 @@ describe('deep analysis requests (CONTRACT, Bad input)', async () => {
   });
 });
 
-describe('analysis admission (CONTRACT, Access)', async () => {
-  const model = await expertModel({ held: true });
-  const { app } = await buildTestApp({
-    env: {
-      SIGNAL_CONSUMER: 'false',
-      ANALYZER: 'openai',
-      LLM_BASE_URL: model.upstream.url,
-      ANALYSIS_MAX_IN_FLIGHT: '3',
-    },
+describe('analysis admission (CONTRACT, Access)', () => {
+  let model: Awaited<ReturnType<typeof expertModel>>;
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    model = await expertModel({ held: true });
+    ({ app } = await buildTestApp({
+      env: {
+        SIGNAL_CONSUMER: 'false',
+        ANALYZER: 'openai',
+        LLM_BASE_URL: model.upstream.url,
+        ANALYSIS_MAX_IN_FLIGHT: '3',
+      },
+    }));
   });
 
   it('answers 429 with Retry-After past ANALYSIS_MAX_IN_FLIGHT tasks, and admits again once they finish', async () => {
@@ -72,8 +82,11 @@ describe('analysis admission (CONTRACT, Access)', async () => {
   });
 });
 
-describe('request-supplied names never reach Object.prototype (STYLE, Habits)', async () => {
-  const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+describe('request-supplied names never reach Object.prototype (STYLE, Habits)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } }));
+  });
 
   it.each(['constructor', '__proto__', 'toString'])(
     'an alert named %j gives ordinary reasoning',

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';
 import { type Json, openIncident, waitForState } from './analysis-helpers.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -7,12 +7,19 @@ const CONSOLE_TOKEN = 'task-list-token-0123456789abcdef';
 const AUTH = { authorization: `Bearer ${CONSOLE_TOKEN}` };
 
 /** CONTRACT, Operator console: analyses are kept and listed, each at a URL of its own. */
-describe.each(backends())('GET /agents/tasks on %s', async (backend) => {
+describe.each(backends())('GET /agents/tasks on %s', (backend) => {
   const clock = new TestClock();
-  const { app } = await buildTestApp({
-    backend,
-    clock,
-    env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN },
+  let app: TestApp['app'];
+  let incident: string;
+  let other: string;
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({
+      backend,
+      clock,
+      env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN },
+    }));
+    incident = await openIncident(app, { namespace: 'tasks', target_resource: 'api-1' });
+    other = await openIncident(app, { namespace: 'tasks', target_resource: 'web-1' });
   });
   const post = async (body: Json) => {
     const response = await app.inject({
@@ -30,9 +37,6 @@ describe.each(backends())('GET /agents/tasks on %s', async (backend) => {
     return response.json() as Json;
   };
   const taskIds = (page: Json) => page.items.map((item: Json) => item.task_id);
-
-  const incident = await openIncident(app, { namespace: 'tasks', target_resource: 'api-1' });
-  const other = await openIncident(app, { namespace: 'tasks', target_resource: 'web-1' });
 
   it('lists an incident’s analyses newest first, with state and progress', async () => {
     const first = await post({ incident_id: incident });

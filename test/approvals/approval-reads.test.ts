@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -48,8 +48,11 @@ const decide = (app: FastifyInstance, id: string, headers: Record<string, string
   });
 
 /** CONTRACT, Operator console: what an approval says at the moment of decision. */
-describe.each(backends())('approvals as the console reads them on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend, env: ENV });
+describe.each(backends())('approvals as the console reads them on %s', (backend) => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, env: ENV }));
+  });
 
   it('a P2 incident: auto-repair allowed and run as a dry run, the approval still pending', async () => {
     const opened = await openIncident(app, 'warning', 'dry-0');

@@ -1,15 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../helpers/build-app.js';
+
+interface OpenApiDocument {
+  paths: Record<string, Record<string, { responses?: Record<string, { content?: unknown }> }>>;
+}
 
 /**
  * STYLE, Habits: "every route declares its responses, so the OpenAPI document is complete".
  * Walks /openapi.json and names every operation without a 2xx response schema.
  */
-describe('every operation documents its success answer', async () => {
-  const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
-  const document = (await app.inject('/openapi.json')).json() as {
-    paths: Record<string, Record<string, { responses?: Record<string, { content?: unknown }> }>>;
-  };
+describe('every operation documents its success answer', () => {
+  let document: OpenApiDocument;
+  beforeAll(async () => {
+    const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+    document = (await app.inject('/openapi.json')).json() as OpenApiDocument;
+  });
 
   it('has no operation without a 2xx response body schema', () => {
     const missing: string[] = [];

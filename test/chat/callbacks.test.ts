@@ -1,6 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp, postSigned, TestClock } from '../helpers/build-app.js';
-import { startTelegramStandIn } from '../helpers/telegram-stand-in.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  backends,
+  buildTestApp,
+  postSigned,
+  type TestApp,
+  TestClock,
+} from '../helpers/build-app.js';
+import { startTelegramStandIn, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   cardFor,
@@ -19,10 +25,14 @@ const crashLoop = {
   target_resource: 'cart-6b8f9c7d5-k2p9x',
 };
 
-describe.each(backends())('chat callbacks on %s', async (backend) => {
-  const tg = await startTelegramStandIn();
+describe.each(backends())('chat callbacks on %s', (backend) => {
+  let tg: TelegramStandIn;
   const clock = new TestClock(Date.now());
-  const { app } = await buildTestApp({ backend, clock, env: chatEnv(tg) });
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    tg = await startTelegramStandIn();
+    ({ app } = await buildTestApp({ backend, clock, env: chatEnv(tg) }));
+  });
   const approval = async (id: string) => (await app.inject(`/api/v1/approvals/${id}`)).json();
 
   it('sends a card with Approve/Reject and, with an incident, Details/Analyze', async () => {

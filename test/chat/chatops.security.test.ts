@@ -1,9 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/backends.js';
-import { buildTestApp } from '../helpers/build-app.js';
+import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { describeConsoleTokenGuard } from '../helpers/security-checks.js';
 import { startServerProcess } from '../helpers/server-process.js';
-import { callbackUpdate, startTelegramStandIn } from '../helpers/telegram-stand-in.js';
+import {
+  callbackUpdate,
+  startTelegramStandIn,
+  type TelegramStandIn,
+} from '../helpers/telegram-stand-in.js';
 import {
   cardFor,
   chatEnv,
@@ -34,10 +38,14 @@ function deliver(
   });
 }
 
-describe('chat webhook secret (CONTRACT, Access)', async () => {
-  const tg = await startTelegramStandIn();
-  const { app } = await buildTestApp({
-    env: chatEnv(tg, { CHAT_WEBHOOK_SECRET: WEBHOOK_SECRET }),
+describe('chat webhook secret (CONTRACT, Access)', () => {
+  let tg: TelegramStandIn;
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    tg = await startTelegramStandIn();
+    ({ app } = await buildTestApp({
+      env: chatEnv(tg, { CHAT_WEBHOOK_SECRET: WEBHOOK_SECRET }),
+    }));
   });
   const approvalOf = async (id: string) => (await app.inject(`/api/v1/approvals/${id}`)).json();
 
@@ -174,9 +182,13 @@ describe('chat webhook without a secret', () => {
   });
 });
 
-describe('test-push cards are inert (CONTRACT, Access)', async () => {
-  const tg = await startTelegramStandIn();
-  const { app } = await buildTestApp({ env: chatEnv(tg) });
+describe('test-push cards are inert (CONTRACT, Access)', () => {
+  let tg: TelegramStandIn;
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    tg = await startTelegramStandIn();
+    ({ app } = await buildTestApp({ env: chatEnv(tg) }));
+  });
 
   it('a test card for a real approval holds a nonce valid for no approval', async () => {
     const card = await openIncidentCard(app, tg, { ...crashLoop, namespace: 'inert' });

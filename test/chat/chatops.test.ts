@@ -1,11 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../helpers/build-app.js';
-import { callbackUpdate, startTelegramStandIn } from '../helpers/telegram-stand-in.js';
+import {
+  callbackUpdate,
+  startTelegramStandIn,
+  type TelegramStandIn,
+} from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { chatEnv, openIncidentCard, WHITELISTED } from './chat-flow.js';
 
-describe('POST /chatops/test-push', async () => {
-  const tg = await startTelegramStandIn();
+describe('POST /chatops/test-push', () => {
+  let tg: TelegramStandIn;
+  beforeAll(async () => {
+    tg = await startTelegramStandIn();
+  });
 
   it('sends a card with the spec defaults and answers with the chat response', async () => {
     const { app } = await buildTestApp({ env: chatEnv(tg) });

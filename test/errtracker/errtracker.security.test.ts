@@ -1,13 +1,16 @@
 import crypto from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { buildTestApp } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { deliver, issueAlert, TRACKER_URL } from './tracker-delivery.js';
 
 const SECRET = 'tracker-client-secret';
 
-describe('error-tracker bodies that cannot be read safely are empty objects (spec, step 1)', async () => {
-  const { app } = await buildTestApp({
-    env: { ERRTRACKER_CLIENT_SECRET: SECRET, SIGNAL_CONSUMER: 'false' },
+describe('error-tracker bodies that cannot be read safely are empty objects (spec, step 1)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({
+      env: { ERRTRACKER_CLIENT_SECRET: SECRET, SIGNAL_CONSUMER: 'false' },
+    }));
   });
   const events = async () =>
     (await app.inject('/api/v1/external-alert-events?limit=200')).json().items.length;

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Analyzer, ErrorAnalysis } from '../../src/ports/analyzer.js';
 import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
-import { chatCompletion, startUpstream } from '../helpers/upstreams.js';
+import { chatCompletion, startUpstream, type Upstream } from '../helpers/upstreams.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { deliver, issueAlert } from './tracker-delivery.js';
 
@@ -23,15 +23,19 @@ async function approvalFor(app: TestApp['app'], issueId: string): Promise<Json> 
   );
 }
 
-describe.each(backends())('error-tracker background analysis on %s', async (backend) => {
-  const tracker = await startUpstream(() => ({ status: 201, body: { id: 'c1' } }));
-  const { app } = await buildTestApp({
-    backend,
-    env: {
-      SIGNAL_CONSUMER: 'false',
-      ERRTRACKER_API_BASE: tracker.url,
-      ERRTRACKER_API_TOKEN: 'tracker-token',
-    },
+describe.each(backends())('error-tracker background analysis on %s', (backend) => {
+  let tracker: Upstream;
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    tracker = await startUpstream(() => ({ status: 201, body: { id: 'c1' } }));
+    ({ app } = await buildTestApp({
+      backend,
+      env: {
+        SIGNAL_CONSUMER: 'false',
+        ERRTRACKER_API_BASE: tracker.url,
+        ERRTRACKER_API_TOKEN: 'tracker-token',
+      },
+    }));
   });
 
   it('creates the approval, links it, and comments on the issue (spec order)', async () => {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { externalEventFields } from '../../src/features/errtracker/canary.js';
 import { describeIssue } from '../../src/features/errtracker/error-context.js';
 import {
@@ -7,7 +7,7 @@ import {
   rawEventPayload,
   recordExternalEvent,
 } from '../../src/features/errtracker/external-event-records.js';
-import { backends, buildTestApp } from '../helpers/build-app.js';
+import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { deliver, issueAlert, TRACKER_URL } from './tracker-delivery.js';
 
 const SECRET = 'tracker-secret';
@@ -40,14 +40,18 @@ describe("a stored payload's digest", () => {
   });
 });
 
-describe.each(backends())('error-tracker webhook on %s', async (backend) => {
-  const { app, env: replicaEnv } = await buildTestApp({
-    backend,
-    env: {
-      ERRTRACKER_CLIENT_SECRET: SECRET,
-      OPERATOR_KEYS: 'ops-alice:alice-key',
-      SIGNAL_CONSUMER: 'false',
-    },
+describe.each(backends())('error-tracker webhook on %s', (backend) => {
+  let app: TestApp['app'];
+  let replicaEnv: TestApp['env'];
+  beforeAll(async () => {
+    ({ app, env: replicaEnv } = await buildTestApp({
+      backend,
+      env: {
+        ERRTRACKER_CLIENT_SECRET: SECRET,
+        OPERATOR_KEYS: 'ops-alice:alice-key',
+        SIGNAL_CONSUMER: 'false',
+      },
+    }));
   });
 
   it('answers health', async () => {

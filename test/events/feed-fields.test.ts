@@ -1,17 +1,21 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, issueAlert } from '../errtracker/tracker-delivery.js';
-import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { backends, buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 import { openFeed } from '../helpers/feed-client.js';
 
 /**
  * CONTRACT, Operator console: a feed event carries what the console shows of its record, so
  * the page renders it without reading the record back (one request per event, in a storm).
  */
-describe.each(backends())('what feed events carry on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const feed = await openFeed(app);
-  afterAll(() => feed.close());
+describe.each(backends())('what feed events carry on %s', (backend) => {
+  let app: TestApp['app'];
+  let feed: Awaited<ReturnType<typeof openFeed>>;
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    feed = await openFeed(app);
+  });
+  afterAll(() => feed?.close());
   const eventOf = async (type: string, match: (event: Record<string, unknown>) => boolean) => {
     await feed.until(
       (frames) => frames.some((frame) => frame.event.type === type && match(frame.event)),

@@ -18,8 +18,11 @@ import { makeStore, storeKinds, type TestStore } from '../helpers/backends.js';
  * PostgreSQL plans from statistics and keeps the guard's column as it is (hiding it there
  * cost a bitmap scan on a mid-sized outbox).
  */
-const store = await makeStore('sqlite');
-afterAll(() => store.cleanup());
+let store: TestStore;
+beforeAll(async () => {
+  store = await makeStore('sqlite');
+});
+afterAll(() => store?.cleanup());
 
 const STATEMENTS = [
   ['outbox claim', (db: Db, keys: string[]) => claimOutboxRows(db, keys, 1, 2), 'outbox'],

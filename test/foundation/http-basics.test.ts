@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { buildTestApp, postSigned } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 
-describe('HTTP basics', async () => {
-  const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+describe('HTTP basics', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } }));
+  });
 
   it('answers a body over 1 MiB with 413 and a detail', async () => {
     const big = JSON.stringify({ alert_name: 'X', message: 'x'.repeat(1024 * 1024) });
@@ -72,9 +75,12 @@ describe('HTTP basics', async () => {
   });
 });
 
-describe('console token (CONTRACT, Access)', async () => {
-  const { app } = await buildTestApp({
-    env: { CONSOLE_TOKEN: 'let-me-in', SIGNAL_CONSUMER: 'false' },
+describe('console token (CONTRACT, Access)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({
+      env: { CONSOLE_TOKEN: 'let-me-in', SIGNAL_CONSUMER: 'false' },
+    }));
   });
 
   it.each(['/api/v1/incidents', '/api/v1/approvals', '/api/v1/signals'])(

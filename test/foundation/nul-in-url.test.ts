@@ -1,12 +1,15 @@
-import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 
 /**
  * A NUL in a path or query value used to reach PostgreSQL, which refuses it in text (a 500),
  * while SQLite cut the value short (`q=%00` matched every incident). Refused on every route.
  */
-describe.each(backends())('a NUL in the URL on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+describe.each(backends())('a NUL in the URL on %s', (backend) => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } }));
+  });
 
   it.each([
     '/api/v1/incidents?q=a%00b',

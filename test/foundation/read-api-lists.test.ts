@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signApproval } from '../../src/features/approvals/approval-moves.js';
 import { insertApproval } from '../../src/features/approvals/approval-records.js';
 import { appendOperation } from '../../src/features/oplog/operation-log.js';
 import { PAGE_BYTE_BUDGET, pageOf } from '../../src/support/newest-first.js';
 import { deliver, issueAlert } from '../errtracker/tracker-delivery.js';
-import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { backends, buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies under assertion
 type Json = Record<string, any>;
@@ -113,9 +113,13 @@ describe('pageOf: the byte budget of a page', () => {
   });
 });
 
-describe.each(backends())('read API lists on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
-  const { store } = app.services;
+describe.each(backends())('read API lists on %s', (backend) => {
+  let app: FastifyInstance;
+  let store: TestApp['app']['services']['store'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } }));
+    ({ store } = app.services);
+  });
 
   describe('limit', () => {
     it.each(
@@ -381,9 +385,12 @@ describe.each(backends())('read API lists on %s', async (backend) => {
   });
 });
 
-describe('the event detail route is guarded like the list', async () => {
-  const { app } = await buildTestApp({
-    env: { CONSOLE_TOKEN: 'let-me-in', SIGNAL_CONSUMER: 'false' },
+describe('the event detail route is guarded like the list', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({
+      env: { CONSOLE_TOKEN: 'let-me-in', SIGNAL_CONSUMER: 'false' },
+    }));
   });
 
   it.each(['/api/v1/external-alert-events', '/api/v1/external-alert-events/some-id'])(

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { buildTestApp } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { describeConsoleTokenGuard, type GuardedRoute } from '../helpers/security-checks.js';
 
 const TOKEN = 'console-token-for-tests';
@@ -24,8 +24,11 @@ describeConsoleTokenGuard(
   async () => (await buildTestApp({ env: { CONSOLE_TOKEN: TOKEN, SIGNAL_CONSUMER: 'false' } })).app,
 );
 
-describe('read API in prod without CONSOLE_TOKEN (CONTRACT, Access)', async () => {
-  const { app } = await buildTestApp({ env: { APP_ENV: 'prod', SIGNAL_CONSUMER: 'false' } });
+describe('read API in prod without CONSOLE_TOKEN (CONTRACT, Access)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { APP_ENV: 'prod', SIGNAL_CONSUMER: 'false' } }));
+  });
 
   it.each(READ_API)('$method $url answers 403 naming the setting', async (route) => {
     const response = await app.inject({ method: route.method, url: route.url });
@@ -57,8 +60,11 @@ describe('read API in prod without CONSOLE_TOKEN (CONTRACT, Access)', async () =
   });
 });
 
-describe('read API outside prod without CONSOLE_TOKEN', async () => {
-  const { app } = await buildTestApp({ env: { APP_ENV: 'staging', SIGNAL_CONSUMER: 'false' } });
+describe('read API outside prod without CONSOLE_TOKEN', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { APP_ENV: 'staging', SIGNAL_CONSUMER: 'false' } }));
+  });
   it.each(READ_API.filter((route) => !route.url.includes('unknown')))(
     '$method $url is open',
     async (route) => {

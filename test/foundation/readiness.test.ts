@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 
-describe.each(backends())('liveness and readiness on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+describe.each(backends())('liveness and readiness on %s', (backend) => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } }));
+  });
 
   it('answers GET /api/v1/livez with 200 {status: ok}', async () => {
     const response = await app.inject('/api/v1/livez');

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import helmet from 'helmet';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   API_SECURITY_HEADERS,
   PAGE_HELMET_OPTIONS,
   recordHelmet,
 } from '../../src/http/security-headers.js';
 import { analyze, listen } from '../analysis/analysis-helpers.js';
-import { buildTestApp, postSigned } from '../helpers/build-app.js';
+import { buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 import { openFeed } from '../helpers/feed-client.js';
 
 /** The headers helmet itself puts on a real response of a plain node:http server. */
@@ -46,9 +46,13 @@ const API_HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
-describe('security headers (CONTRACT, Bad input)', async () => {
-  const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
-  const OVERSIZED = { ...ALERT, message: 'x'.repeat(app.services.config.bodyLimitBytes) };
+describe('security headers (CONTRACT, Bad input)', () => {
+  let app: TestApp['app'];
+  let OVERSIZED: typeof ALERT & { message: string };
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } }));
+    OVERSIZED = { ...ALERT, message: 'x'.repeat(app.services.config.bodyLimitBytes) };
+  });
   const formPost = (url: string) =>
     app.inject({
       method: 'POST',

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 /** One route the console token guards, with a body it would otherwise accept. */
 export interface GuardedRoute {
@@ -44,8 +44,11 @@ export function describeConsoleTokenGuard(
   routes: GuardedRoute[],
   build: () => Promise<FastifyInstance>,
 ) {
-  describe(`${name}: console token (CONTRACT, Access)`, async () => {
-    const app = await build();
+  describe(`${name}: console token (CONTRACT, Access)`, () => {
+    let app: FastifyInstance;
+    beforeAll(async () => {
+      app = await build();
+    });
     const refusals: Array<[string, (route: GuardedRoute) => ReturnType<typeof call>]> = [
       ['no Authorization header', (route) => call(app, route, {})],
       ['a wrong token', (route) => call(app, route, { authorization: `Bearer ${token}x` })],

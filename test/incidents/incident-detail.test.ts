@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { backends, buildTestApp, postSigned, TestClock } from '../helpers/build-app.js';
 import { createSilence, SILENCE, silenceBody } from '../silences/silence-helpers.js';
 
@@ -51,9 +51,12 @@ async function onlyIncidentIn(app: FastifyInstance, namespace: string): Promise<
 }
 
 /** CONTRACT, Operator console: what the incident page shows, from the incident's own alerts. */
-describe.each(backends())('GET /incidents/{id} for the incident page on %s', async (backend) => {
+describe.each(backends())('GET /incidents/{id} for the incident page on %s', (backend) => {
   const clock = new TestClock();
-  const { app } = await buildTestApp({ backend, env: ENV, clock });
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, env: ENV, clock }));
+  });
 
   it('carries the runbook, the generator URL and each alert with its labels and annotations', async () => {
     const labels = {

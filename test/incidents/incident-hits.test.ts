@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   addIncidentHits,
   insertIncidents,
   type NewIncident,
 } from '../../src/features/incidents/incident-records.js';
 import { ROWS_PER_STATEMENT } from '../../src/support/in-chunks.js';
-import { backends, buildTestApp } from '../helpers/build-app.js';
+import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 
 function incident(n: number): NewIncident {
   return {
@@ -30,9 +30,12 @@ function incident(n: number): NewIncident {
   };
 }
 
-describe.each(backends())('raising hit counts together on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
-  const { db } = app.services.store;
+describe.each(backends())('raising hit counts together on %s', (backend) => {
+  let db: TestApp['app']['services']['store']['db'];
+  beforeAll(async () => {
+    const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+    ({ db } = app.services.store);
+  });
 
   it('raises each incident by its own amount, past one statement of rows, in one call', async () => {
     // More than one statement's rows, so the chunks must each count their own incidents.

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { backends, buildTestApp, postSigned, TestClock } from '../helpers/build-app.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies under assertion
@@ -53,23 +53,26 @@ async function allPages(
 }
 
 /** CONTRACT, Operator console: what the console's Now view and history read. */
-describe.each(backends())('GET /incidents filters and orders on %s', async (backend) => {
+describe.each(backends())('GET /incidents filters and orders on %s', (backend) => {
   const clock = new TestClock();
-  const { app } = await buildTestApp({ backend, env: ENV, clock });
+  let app: FastifyInstance;
 
   // In ns `ranked`, created in this order, a minute apart: the urgency order is
   // P0 newest, P0 older, P1, P2, P3 (severity first, then last seen newest first).
   const ranked: Record<string, string> = {};
-  for (const [name, severity] of [
-    ['p3', 'P3'],
-    ['p0-old', 'P0'],
-    ['p2', 'warning'],
-    ['p1', 'critical'],
-    ['p0-new', 'P0'],
-  ] as const) {
-    clock.advance(MINUTE);
-    ranked[name] = await openIncident(app, 'ranked', `svc-${name}`, { severity });
-  }
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, env: ENV, clock }));
+    for (const [name, severity] of [
+      ['p3', 'P3'],
+      ['p0-old', 'P0'],
+      ['p2', 'warning'],
+      ['p1', 'critical'],
+      ['p0-new', 'P0'],
+    ] as const) {
+      clock.advance(MINUTE);
+      ranked[name] = await openIncident(app, 'ranked', `svc-${name}`, { severity });
+    }
+  });
 
   it('lists newest first by default and most urgent first with order=urgency', async () => {
     expect(ids(await list(app, 'namespace=ranked'))).toEqual(

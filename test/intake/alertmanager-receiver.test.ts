@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 
 const URL = '/api/v1/webhooks/alertmanager';
 const TOKENS = 'first-receiver-token,second-receiver-token';
@@ -41,16 +41,19 @@ function deliver(app: Parameters<typeof postSigned>[0], body: unknown, authoriza
   return postSigned(app, URL, body, undefined, authorization ? { authorization } : {});
 }
 
-describe.each(backends())('POST /webhooks/alertmanager on %s', async (backend) => {
-  const { app } = await buildTestApp({
-    backend,
-    env: {
-      APP_ENV: 'prod',
-      RECEIVER_TOKENS: TOKENS,
-      WEBHOOK_SECRET: 'hmac-secret-of-the-signed-webhooks',
-      CONSOLE_TOKEN,
-      SIGNAL_CONSUMER: 'false',
-    },
+describe.each(backends())('POST /webhooks/alertmanager on %s', (backend) => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({
+      backend,
+      env: {
+        APP_ENV: 'prod',
+        RECEIVER_TOKENS: TOKENS,
+        WEBHOOK_SECRET: 'hmac-secret-of-the-signed-webhooks',
+        CONSOLE_TOKEN,
+        SIGNAL_CONSUMER: 'false',
+      },
+    }));
   });
   async function incidentsIn(namespace: string) {
     const response = await app.inject({

@@ -1,6 +1,12 @@
 import crypto from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { backends, buildTestApp, postSigned, TestClock } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  backends,
+  buildTestApp,
+  postSigned,
+  type TestApp,
+  TestClock,
+} from '../helpers/build-app.js';
 
 const URL = '/api/v1/webhooks/alerts';
 const crashLoop = {
@@ -20,11 +26,16 @@ function expectedFingerprint(namespace: string, workload: string, alertType: str
     .slice(0, 32);
 }
 
-describe.each(backends())('alert webhook on %s', async (backend) => {
+describe.each(backends())('alert webhook on %s', (backend) => {
   const clock = new TestClock();
-  const testApp = await buildTestApp({ backend, clock, env: { SIGNAL_CONSUMER: 'false' } });
-  const { app } = testApp;
-  const { store } = app.services;
+  let testApp: TestApp;
+  let app: TestApp['app'];
+  let store: TestApp['app']['services']['store'];
+  beforeAll(async () => {
+    testApp = await buildTestApp({ backend, clock, env: { SIGNAL_CONSUMER: 'false' } });
+    ({ app } = testApp);
+    ({ store } = app.services);
+  });
 
   it('creates an incident and a pending approval for a new alert (CONTRACT)', async () => {
     const response = await postSigned(app, URL, crashLoop);
@@ -285,8 +296,11 @@ describe.each(backends())('alert webhook on %s', async (backend) => {
   });
 });
 
-describe('alert webhook validation', async () => {
-  const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+describe('alert webhook validation', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } }));
+  });
 
   it.each([
     [{ severity: 'critical' }, 'body.alert_name is required unless body.alert_type is given'],

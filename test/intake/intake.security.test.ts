@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { buildTestApp, postSigned } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 
 const SECRET = 'intake-secret';
 const signal = { source: 'grafana', alert_name: 'HighLatency', target: 'api-7d9f8b6c5-x2x4z' };
@@ -9,9 +9,12 @@ function deepArray(levels: number): string {
   return `${'['.repeat(levels)}${']'.repeat(levels)}`;
 }
 
-describe('signed webhooks refuse bodies that cannot be read safely (CONTRACT, Bad input)', async () => {
-  const { app } = await buildTestApp({
-    env: { WEBHOOK_SECRET: SECRET, SIGNAL_CONSUMER: 'false' },
+describe('signed webhooks refuse bodies that cannot be read safely (CONTRACT, Bad input)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({
+      env: { WEBHOOK_SECRET: SECRET, SIGNAL_CONSUMER: 'false' },
+    }));
   });
 
   it.each(['/api/v1/webhooks/signals', '/api/v1/webhooks/alerts'])(
@@ -191,8 +194,11 @@ function signedBuffer(
   });
 }
 
-describe('one bad alert never fails its neighbours (CONTRACT, Bad input)', async () => {
-  const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
+describe('one bad alert never fails its neighbours (CONTRACT, Bad input)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } }));
+  });
 
   it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty'])(
     'an Alertmanager severity %j is an ordinary unknown severity, and 20 neighbours succeed',

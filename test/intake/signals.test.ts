@@ -1,12 +1,15 @@
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { SIGNALS_STREAM_MAX_LENGTH } from '../../src/features/intake/signal-schema.js';
-import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { backends, buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const URL = '/api/v1/webhooks/signals';
 
-describe.each(backends())('signal webhook on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+describe.each(backends())('signal webhook on %s', (backend) => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } }));
+  });
 
   it('writes the signal to platform:signals with the spec defaults and answers at once', async () => {
     const response = await postSigned(app, URL, {
@@ -82,7 +85,7 @@ describe.each(backends())('signal webhook on %s', async (backend) => {
   });
 });
 
-describe.each(backends())('signal consumer on %s', async (backend) => {
+describe.each(backends())('signal consumer on %s', (backend) => {
   it('turns warning and critical signals into alerts and only records info ones', async () => {
     const { app } = await buildTestApp({ backend });
     const warning = (

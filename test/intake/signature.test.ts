@@ -1,13 +1,22 @@
-import { describe, expect, it } from 'vitest';
-import { buildTestApp, postSigned, signBody, TestClock } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildTestApp,
+  postSigned,
+  signBody,
+  type TestApp,
+  TestClock,
+} from '../helpers/build-app.js';
 
 const SECRET = 'current-secret';
 const PREVIOUS = 'previous-secret';
 const signal = { source: 'grafana', alert_name: 'HighLatency', target: 'api-7d9f8b6c5-x2x4z' };
 
-describe('signed webhooks (spec, Authentication)', async () => {
-  const { app } = await buildTestApp({
-    env: { WEBHOOK_SECRET: SECRET, WEBHOOK_SECRET_PREVIOUS: PREVIOUS },
+describe('signed webhooks (spec, Authentication)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({
+      env: { WEBHOOK_SECRET: SECRET, WEBHOOK_SECRET_PREVIOUS: PREVIOUS },
+    }));
   });
 
   it.each(['/api/v1/webhooks/signals', '/api/v1/webhooks/alerts'])(
@@ -85,10 +94,13 @@ describe('signed webhooks (spec, Authentication)', async () => {
   });
 });
 
-describe('replay protection (CONTRACT, Extensions)', async () => {
+describe('replay protection (CONTRACT, Extensions)', () => {
   const clock = new TestClock(Date.parse('2026-11-23T08:00:00.000Z'));
   const nowSeconds = () => Math.floor(clock.now() / 1000);
-  const { app } = await buildTestApp({ env: { WEBHOOK_SECRET: SECRET }, clock });
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { WEBHOOK_SECRET: SECRET }, clock }));
+  });
   let sequence = 0;
 
   /** A fresh body each call unless one is given, so only deliberate repeats repeat. */

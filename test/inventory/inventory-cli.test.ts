@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectValidDocument, fixture, json, REPO_ROOT } from './inventory-helpers.js';
 
 interface Run {
@@ -23,25 +23,39 @@ function inventoryCli(args: string[], env: Record<string, string> = {}): Promise
   });
 }
 
-describe('npm run inventory -- [root] [--out file]', async () => {
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'inventory-cli-'));
-  afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
-  const broken = path.join(scratch, 'broken');
-  fs.mkdirSync(broken);
-  fs.writeFileSync(path.join(broken, 'package.json'), json({ name: 'broken' }));
-  fs.writeFileSync(path.join(broken, 'package-lock.json'), '{ "lockfileVersion": ');
-  const out = path.join(scratch, 'inventory.json');
+describe('npm run inventory -- [root] [--out file]', () => {
+  let scratch: string;
+  let out: string;
+  let inSync: Run;
+  let drifted: Run;
+  let written: Run;
+  let fromEnv: Run;
+  let missing: Run;
+  let unparsable: Run;
+  let badArgs: Run;
+  // Seven tsx processes at once on a busy machine: more than the default hook time.
+  beforeAll(async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'inventory-cli-'));
+    const broken = path.join(scratch, 'broken');
+    fs.mkdirSync(broken);
+    fs.writeFileSync(path.join(broken, 'package.json'), json({ name: 'broken' }));
+    fs.writeFileSync(path.join(broken, 'package-lock.json'), '{ "lockfileVersion": ');
+    out = path.join(scratch, 'inventory.json');
 
-  // one process each, started together: the suite waits for the slowest, not for the sum
-  const [inSync, drifted, written, fromEnv, missing, unparsable, badArgs] = await Promise.all([
-    inventoryCli([fixture('yarn-berry')]),
-    inventoryCli([fixture('npm-workspaces-drifted')]),
-    inventoryCli([fixture('pnpm-catalog-drifted'), '--out', out]),
-    inventoryCli([], { INVENTORY_ROOT: fixture('yarn-classic') }),
-    inventoryCli([path.join(scratch, 'nowhere')]),
-    inventoryCli([broken]),
-    inventoryCli(['a', 'b']),
-  ]);
+    // one process each, started together: the suite waits for the slowest, not for the sum
+    [inSync, drifted, written, fromEnv, missing, unparsable, badArgs] = await Promise.all([
+      inventoryCli([fixture('yarn-berry')]),
+      inventoryCli([fixture('npm-workspaces-drifted')]),
+      inventoryCli([fixture('pnpm-catalog-drifted'), '--out', out]),
+      inventoryCli([], { INVENTORY_ROOT: fixture('yarn-classic') }),
+      inventoryCli([path.join(scratch, 'nowhere')]),
+      inventoryCli([broken]),
+      inventoryCli(['a', 'b']),
+    ]);
+  }, 120_000);
+  afterAll(() => {
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
 
   it('prints the document and exits 0 when the lock file is in sync', () => {
     expect(inSync.code).toBe(0);

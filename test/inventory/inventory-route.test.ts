@@ -1,22 +1,29 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildTestApp, TestClock } from '../helpers/build-app.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';
 import { expectValidDocument, fixture, json } from './inventory-helpers.js';
 
 const URL = '/api/v1/agents/javascript-package-inventory';
 
-describe('GET /agents/javascript-package-inventory', async () => {
+describe('GET /agents/javascript-package-inventory', () => {
   const clock = new TestClock();
-  const { app } = await buildTestApp({
-    clock,
-    env: { INVENTORY_ROOT: fixture('pnpm-catalog-drifted'), SIGNAL_CONSUMER: 'false' },
-  });
+  let app: TestApp['app'];
   // a root the tests change between requests: the route reads it live every time
-  const liveRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'inventory-root-'));
-  const live = await buildTestApp({ env: { INVENTORY_ROOT: liveRoot, SIGNAL_CONSUMER: 'false' } });
-  afterAll(() => fs.rmSync(liveRoot, { recursive: true, force: true }));
+  let liveRoot: string;
+  let live: TestApp;
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({
+      clock,
+      env: { INVENTORY_ROOT: fixture('pnpm-catalog-drifted'), SIGNAL_CONSUMER: 'false' },
+    }));
+    liveRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'inventory-root-'));
+    live = await buildTestApp({ env: { INVENTORY_ROOT: liveRoot, SIGNAL_CONSUMER: 'false' } });
+  });
+  afterAll(() => {
+    if (liveRoot) fs.rmSync(liveRoot, { recursive: true, force: true });
+  });
 
   it('answers 200 with the document of INVENTORY_ROOT, valid against the schema', async () => {
     const response = await app.inject(URL);

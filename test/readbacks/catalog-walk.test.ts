@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { READBACK_CATALOG } from '../../src/features/readbacks/catalog/readback-catalog.js';
 import type { ReadbackEntry } from '../../src/features/readbacks/catalog/readback-types.js';
+import type { TestApp } from '../helpers/build-app.js';
 import { startUpstream } from '../helpers/upstreams.js';
 import {
   AGENTS,
@@ -80,9 +81,12 @@ const TOPOLOGY = {
   public: '8.8.8.8',
 };
 
-describe('walking every committed path', async () => {
+describe('walking every committed path', () => {
   const dir = readbackDir();
-  const { app } = await readbackApp({ dir });
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await readbackApp({ dir }));
+  });
   const committed = READBACK_CATALOG.filter((e) => e.kind === 'committed' || e.kind === 'raw');
 
   it.each(committed.map((e) => [e.name, e.kind] as const))(
@@ -138,23 +142,24 @@ describe('walking every committed path', async () => {
   });
 });
 
-describe('walking every live and POST path', async () => {
-  const upstream = await startUpstream(() => ({
-    body: { ok: true, latest_tick_at: new Date().toISOString(), ingested_last_5m: 10 },
-  }));
-  const empty = readbackDir();
-  const invalid = readbackDir();
-  const examples = readbackDir();
-  copyExamples(examples, upstream.url);
-  const apps = {
-    empty: (await readbackApp({ dir: empty })).app,
-    invalid: (await readbackApp({ dir: invalid })).app,
-    examples: (await readbackApp({ dir: examples })).app,
-  };
+describe('walking every live and POST path', () => {
+  const apps = {} as Record<'empty' | 'invalid' | 'examples', TestApp['app']>;
   const computed = READBACK_CATALOG.filter((e) => e.kind === 'live' || e.kind === 'post') as Array<
     Extract<ReadbackEntry, { kind: 'live' | 'post' }>
   >;
-  for (const entry of computed) for (const input of entry.inputs) writeDoc(invalid, input, '[]');
+  beforeAll(async () => {
+    const upstream = await startUpstream(() => ({
+      body: { ok: true, latest_tick_at: new Date().toISOString(), ingested_last_5m: 10 },
+    }));
+    const empty = readbackDir();
+    const invalid = readbackDir();
+    const examples = readbackDir();
+    copyExamples(examples, upstream.url);
+    apps.empty = (await readbackApp({ dir: empty })).app;
+    apps.invalid = (await readbackApp({ dir: invalid })).app;
+    apps.examples = (await readbackApp({ dir: examples })).app;
+    for (const entry of computed) for (const input of entry.inputs) writeDoc(invalid, input, '[]');
+  });
   const inject = (
     which: keyof typeof apps,
     entry: (typeof computed)[number],

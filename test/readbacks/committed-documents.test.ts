@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createReadbackFiles } from '../../src/features/readbacks/readback-files.js';
 import { etagMatches } from '../../src/features/readbacks/readback-routes.js';
+import type { TestApp } from '../helpers/build-app.js';
 import { startUpstream } from '../helpers/upstreams.js';
 import { AGENTS, readbackApp, readbackDir, removeDoc, writeDoc } from './readback-helpers.js';
 
@@ -45,9 +46,12 @@ describe('committed documents are read at request time, cached by version', () =
   });
 });
 
-describe('ETag and 304 over HTTP', async () => {
+describe('ETag and 304 over HTTP', () => {
   const dir = readbackDir();
-  const { app } = await readbackApp({ dir });
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await readbackApp({ dir }));
+  });
   const url = `${AGENTS}/agent-report-status-board`;
   const raw = `${AGENTS}/agent-operation-permission-model`;
 
@@ -90,10 +94,14 @@ describe('ETag and 304 over HTTP', async () => {
   });
 });
 
-describe('composed committed readbacks', async () => {
-  const upstream = await startUpstream(() => ({ body: { ok: true } }));
+describe('composed committed readbacks', () => {
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
   const dir = readbackDir();
-  const { app } = await readbackApp({ dir });
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    upstream = await startUpstream(() => ({ body: { ok: true } }));
+    ({ app } = await readbackApp({ dir }));
+  });
 
   it('delivery-closure-workbench merges its six sources, marking each present, missing or invalid', async () => {
     writeDoc(dir, 'delivery-closure-workbench', { title: 'Workbench', owner: 'ops@build.corp' });

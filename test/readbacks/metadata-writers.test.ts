@@ -1,11 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { backends, TestClock } from '../helpers/build-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { backends, type TestApp, TestClock } from '../helpers/build-app.js';
 import { AGENTS, readbackApp, readbackDir, writeDoc } from './readback-helpers.js';
 
-describe.each(backends())('POST readbacks on %s', async (backend) => {
+describe.each(backends())('POST readbacks on %s', (backend) => {
   const clock = new TestClock();
   const dir = readbackDir();
-  const { app } = await readbackApp({ dir, backend, clock });
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await readbackApp({ dir, backend, clock }));
+  });
   const post = (name: string, payload?: unknown) =>
     app.inject({
       method: 'POST',

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { findCredentials } from '../../src/features/readbacks/credential-scan.js';
 import { routeRedactedRefs } from '../../src/features/readbacks/owner-evidence.js';
-import { backends, TestClock } from '../helpers/build-app.js';
+import { backends, type TestApp, TestClock } from '../helpers/build-app.js';
 import { AGENTS, readbackApp, readbackDir, writeDoc } from './readback-helpers.js';
 
 const SECRETS = [
@@ -55,10 +55,13 @@ describe('routeRedactedRefs', () => {
   });
 });
 
-describe.each(backends())('POST readbacks on %s', async (backend) => {
+describe.each(backends())('POST readbacks on %s', (backend) => {
   const clock = new TestClock();
   const dir = readbackDir();
-  const { app } = await readbackApp({ dir, backend, clock });
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await readbackApp({ dir, backend, clock }));
+  });
   const post = (name: string, payload?: unknown) =>
     app.inject({
       method: 'POST',

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import {
   applyOverlay,
@@ -7,7 +7,7 @@ import {
   type OverlayOutcome,
   RUNTIME_TRUTH_SOURCES,
 } from '../../src/features/readbacks/priority-overlay.js';
-import { startUpstream } from '../helpers/upstreams.js';
+import { startUpstream, type Upstream } from '../helpers/upstreams.js';
 import { AGENTS, copyExamples, readbackApp, readbackDir } from './readback-helpers.js';
 
 const URL = `${AGENTS}/platform-priority-work-order-readback`;
@@ -121,14 +121,17 @@ describe('applyOverlay', () => {
   });
 });
 
-describe('the overlay over HTTP', async () => {
+describe('the overlay over HTTP', () => {
   let delayMs = 0;
-  const upstream = await startUpstream(async () => {
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    return { body: { ok: true, latest_tick_at: new Date().toISOString(), ingested_last_5m: 5 } };
-  });
+  let upstream: Upstream;
   const dir = readbackDir();
-  copyExamples(dir, upstream.url);
+  beforeAll(async () => {
+    upstream = await startUpstream(async () => {
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      return { body: { ok: true, latest_tick_at: new Date().toISOString(), ingested_last_5m: 5 } };
+    });
+    copyExamples(dir, upstream.url);
+  });
 
   it('ready: merges the nine live sources of the spec', async () => {
     const { app } = await readbackApp({ dir });

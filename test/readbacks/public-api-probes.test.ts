@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   compareProbe,
   PROBE_CACHE_MS,
@@ -8,7 +8,7 @@ import {
   MAX_ACTION_CANDIDATES,
   selectCandidates,
 } from '../../src/features/readbacks/recovery-preflight.js';
-import { TestClock } from '../helpers/build-app.js';
+import { type TestApp, TestClock } from '../helpers/build-app.js';
 import { startUpstream } from '../helpers/upstreams.js';
 import { AGENTS, readbackApp, readbackDir, writeDoc } from './readback-helpers.js';
 
@@ -103,37 +103,40 @@ describe('selectCandidates', () => {
   );
 });
 
-describe('public-API runtime and recovery preflights over HTTP', async () => {
+describe('public-API runtime and recovery preflights over HTTP', () => {
   const answers: Record<string, { status?: number; body: unknown; delay?: number }> = {};
   const fetched = new Map<string, number>();
-  const upstream = await startUpstream(async (request) => {
-    fetched.set(request.url, (fetched.get(request.url) ?? 0) + 1);
-    const answer = answers[request.url] ?? { status: 404, body: {} };
-    if (answer.delay) await new Promise((resolve) => setTimeout(resolve, answer.delay));
-    return answer;
-  });
   const dir = readbackDir();
   // Probe results are kept 30 s; each test that changes an answer moves past that first.
   const clock = new TestClock(Date.now());
-  const { app } = await readbackApp({ dir, clock, env: { READBACK_PROBE_TIMEOUT_MS: '300' } });
-  writeDoc(dir, 'marketdata-public-api-runtime-readback', {
-    scorecard_id: 'slo-q4',
-    probes: [
-      { id: 'health', kind: 'health', url: `${upstream.url}/healthz`, expect: { status: 200 } },
-      {
-        id: 'freshness',
-        kind: 'freshness',
-        url: `${upstream.url}/fresh`,
-        expect: { status: 200, timestamp_field: 'latest_tick_at', max_age_seconds: 300 },
-      },
-      {
-        id: 'ingestion',
-        kind: 'ingestion',
-        url: `${upstream.url}/ingest`,
-        timeout_ms: 60_000,
-        expect: { status: 200, value_field: 'ingested_last_5m', min_value: 1 },
-      },
-    ],
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    const upstream = await startUpstream(async (request) => {
+      fetched.set(request.url, (fetched.get(request.url) ?? 0) + 1);
+      const answer = answers[request.url] ?? { status: 404, body: {} };
+      if (answer.delay) await new Promise((resolve) => setTimeout(resolve, answer.delay));
+      return answer;
+    });
+    ({ app } = await readbackApp({ dir, clock, env: { READBACK_PROBE_TIMEOUT_MS: '300' } }));
+    writeDoc(dir, 'marketdata-public-api-runtime-readback', {
+      scorecard_id: 'slo-q4',
+      probes: [
+        { id: 'health', kind: 'health', url: `${upstream.url}/healthz`, expect: { status: 200 } },
+        {
+          id: 'freshness',
+          kind: 'freshness',
+          url: `${upstream.url}/fresh`,
+          expect: { status: 200, timestamp_field: 'latest_tick_at', max_age_seconds: 300 },
+        },
+        {
+          id: 'ingestion',
+          kind: 'ingestion',
+          url: `${upstream.url}/ingest`,
+          timeout_ms: 60_000,
+          expect: { status: 200, value_field: 'ingested_last_5m', min_value: 1 },
+        },
+      ],
+    });
   });
 
   it('probes every endpoint concurrently and compares each to the scorecard', async () => {

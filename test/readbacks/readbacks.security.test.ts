@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { POST_READBACKS } from '../../src/features/readbacks/catalog/post-readbacks.js';
 import { redactDocument } from '../../src/features/readbacks/redaction.js';
+import type { TestApp } from '../helpers/build-app.js';
 import { describeConsoleTokenGuard } from '../helpers/security-checks.js';
 import { AGENTS, copyExamples, readbackApp, readbackDir } from './readback-helpers.js';
 
@@ -22,19 +23,25 @@ describeConsoleTokenGuard(
   },
 );
 
-describe('readback GETs stay open with CONSOLE_TOKEN (spec endpoints)', async () => {
-  const dir = readbackDir();
-  copyExamples(dir);
-  const { app } = await readbackApp({ dir, env: { CONSOLE_TOKEN: TOKEN } });
+describe('readback GETs stay open with CONSOLE_TOKEN (spec endpoints)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    const dir = readbackDir();
+    copyExamples(dir);
+    ({ app } = await readbackApp({ dir, env: { CONSOLE_TOKEN: TOKEN } }));
+  });
   it('a committed readback needs no token', async () => {
     expect((await app.inject(`${AGENTS}/agent-report-status-board`)).statusCode).toBe(200);
   });
 });
 
-describe('deep bodies on the validating POSTs (CONTRACT, Bad input)', async () => {
-  const dir = readbackDir();
-  copyExamples(dir);
-  const { app } = await readbackApp({ dir });
+describe('deep bodies on the validating POSTs (CONTRACT, Bad input)', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    const dir = readbackDir();
+    copyExamples(dir);
+    ({ app } = await readbackApp({ dir }));
+  });
 
   it.each(BODY_TAKING.map((entry) => entry.name))(
     '%s: 1,700 nested arrays are a 400 naming the problem, not the E-SNAP 500',

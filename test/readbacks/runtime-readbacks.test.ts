@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { appendOperation } from '../../src/features/oplog/operation-log.js';
 import { buildScene } from '../../src/features/readbacks/live-ops-scene.js';
 import { effectivePolicy, readPolicy } from '../../src/features/readbacks/runtime-control.js';
 import { interpretZeros } from '../../src/features/readbacks/source-health.js';
-import { TestClock } from '../helpers/build-app.js';
+import { type TestApp, TestClock } from '../helpers/build-app.js';
 import { AGENTS, readbackApp, readbackDir, removeDoc, writeDoc } from './readback-helpers.js';
 
 const ALL = ['low', 'medium', 'high', 'critical'] as const;
@@ -105,11 +105,15 @@ describe('interpretZeros', () => {
   });
 });
 
-describe('runtime control, scene, source health and gitserver gates over HTTP', async () => {
+describe('runtime control, scene, source health and gitserver gates over HTTP', () => {
   const clock = new TestClock();
   const dir = readbackDir();
-  const { app } = await readbackApp({ dir, clock });
-  const { store } = app.services;
+  let app: TestApp['app'];
+  let store: TestApp['app']['services']['store'];
+  beforeAll(async () => {
+    ({ app } = await readbackApp({ dir, clock }));
+    ({ store } = app.services);
+  });
   const log = (
     type: 'AUTO_REPAIR_TRIGGERED' | 'EXECUTION_COMPLETED',
     success: boolean,

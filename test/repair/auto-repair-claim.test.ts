@@ -1,21 +1,26 @@
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDryRunExecutor } from '../../src/adapters/executors/dry-run-executor.js';
 import { evaluateAutoRepair } from '../../src/features/repair/auto-repair.js';
 import { loadPlaybooks } from '../../src/features/repair/playbooks.js';
-import { backends, buildTestApp } from '../helpers/build-app.js';
+import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { operationsOf, repairDeps, seedIncidentApproval } from './repair-fixtures.js';
 
 /**
  * An evaluation claims its approval by writing AUTO_REPAIR_TRIGGERED, in one transaction:
  * never twice, and never a claim without its entry (an approval that then nobody evaluates).
  */
-describe.each(backends())('auto-repair evaluation claim on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
-  const { services } = app;
-  const { store } = services;
-  const { deps } = repairDeps(app, {
-    executor: createDryRunExecutor(),
-    playbooks: loadPlaybooks(),
+describe.each(backends())('auto-repair evaluation claim on %s', (backend) => {
+  let services: TestApp['app']['services'];
+  let store: TestApp['app']['services']['store'];
+  let deps: ReturnType<typeof repairDeps>['deps'];
+  beforeAll(async () => {
+    const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+    ({ services } = app);
+    ({ store } = services);
+    ({ deps } = repairDeps(app, {
+      executor: createDryRunExecutor(),
+      playbooks: loadPlaybooks(),
+    }));
   });
 
   async function triggered(approvalId: string) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDryRunExecutor } from '../../src/adapters/executors/dry-run-executor.js';
 import { createKubectlExecutor } from '../../src/adapters/executors/kubectl-executor.js';
 import { insertApproval } from '../../src/features/approvals/approval-records.js';
@@ -9,7 +9,7 @@ import {
 } from '../../src/features/repair/auto-repair.js';
 import { compilePlaybooks, loadPlaybooks } from '../../src/features/repair/playbooks.js';
 import { tempDir } from '../helpers/backends.js';
-import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
+import { backends, buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';
 import {
   operationsOf,
   repairDeps,
@@ -21,11 +21,16 @@ import { writeStandInKubectl } from './stand-in-kubectl.js';
 const playbooks = loadPlaybooks();
 const contextOf = (row: { context: string } | undefined) => JSON.parse(row?.context ?? '{}');
 
-describe.each(backends())('auto-repair on %s', async (backend) => {
+describe.each(backends())('auto-repair on %s', (backend) => {
   const clock = new TestClock();
-  const { app } = await buildTestApp({ backend, clock, env: { KUBECTL_CONTEXT: 'prod-eu' } });
-  const { services } = app;
-  const { store } = services;
+  let app: TestApp['app'];
+  let services: TestApp['app']['services'];
+  let store: TestApp['app']['services']['store'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, clock, env: { KUBECTL_CONTEXT: 'prod-eu' } }));
+    ({ services } = app);
+    ({ store } = services);
+  });
   const statusOf = async (id: string) =>
     (
       await store.db

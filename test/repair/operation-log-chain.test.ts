@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   appendOperation,
   GENESIS_HASH,
   type OperationEntry,
   verifyOperationChain,
 } from '../../src/features/oplog/operation-log.js';
-import { backends, buildTestApp } from '../helpers/build-app.js';
+import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 
 function entry(index: number): OperationEntry {
   return {
@@ -20,9 +20,12 @@ function entry(index: number): OperationEntry {
   };
 }
 
-describe.each(backends())('operation-log hash chain on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend });
-  const { store } = app.services;
+describe.each(backends())('operation-log hash chain on %s', (backend) => {
+  let store: TestApp['app']['services']['store'];
+  beforeAll(async () => {
+    const { app } = await buildTestApp({ backend });
+    ({ store } = app.services);
+  });
   const rows = () => store.db.selectFrom('operation_log').selectAll().orderBy('seq').execute();
 
   it('stays one intact chain under 50 concurrent appends', async () => {

@@ -1,40 +1,45 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { appendOperation, type OperationType } from '../../src/features/oplog/operation-log.js';
-import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
+import { backends, buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';
 
 const URL = '/api/v1/operation-log';
 
-describe.each(backends())('operation-log routes on %s', async (backend) => {
+describe.each(backends())('operation-log routes on %s', (backend) => {
   const clock = new TestClock();
-  const { app } = await buildTestApp({ backend, clock });
-  const { store } = app.services;
+  let app: TestApp['app'];
+  let store: TestApp['app']['services']['store'];
   const seeded: Array<{ id: string; type: OperationType; approval: string; incident: string }> = [];
+  let newestFirst: typeof seeded;
   const types: OperationType[] = [
     'AUTO_REPAIR_TRIGGERED',
     'EXECUTION_COMPLETED',
     'CHAT_RESULT_SENT',
   ];
-  for (let i = 0; i < 9; i += 1) {
-    const type = types[i % 3]!;
-    const approval = `apr-${i % 3}`;
-    const incident = `inc-${i % 2}`;
-    const id = await appendOperation(
-      store,
-      {
-        type,
-        incidentId: incident,
-        approvalId: approval,
-        actor: 'auto-repair',
-        actionDetail: `entry ${i}`,
-        success: i !== 4,
-        errorMessage: i === 4 ? 'boom' : null,
-        context: { i },
-      },
-      clock.now() + i,
-    );
-    seeded.push({ id, type, approval, incident });
-  }
-  const newestFirst = [...seeded].reverse();
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, clock }));
+    ({ store } = app.services);
+    for (let i = 0; i < 9; i += 1) {
+      const type = types[i % 3]!;
+      const approval = `apr-${i % 3}`;
+      const incident = `inc-${i % 2}`;
+      const id = await appendOperation(
+        store,
+        {
+          type,
+          incidentId: incident,
+          approvalId: approval,
+          actor: 'auto-repair',
+          actionDetail: `entry ${i}`,
+          success: i !== 4,
+          errorMessage: i === 4 ? 'boom' : null,
+          context: { i },
+        },
+        clock.now() + i,
+      );
+      seeded.push({ id, type, approval, incident });
+    }
+    newestFirst = [...seeded].reverse();
+  });
 
   it('lists entries newest first, page by page', async () => {
     const ids: string[] = [];
@@ -119,8 +124,11 @@ describe.each(backends())('operation-log routes on %s', async (backend) => {
   });
 });
 
-describe('operation-log routes with CONSOLE_TOKEN', async () => {
-  const { app } = await buildTestApp({ env: { CONSOLE_TOKEN: 'sekret' } });
+describe('operation-log routes with CONSOLE_TOKEN', () => {
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ env: { CONSOLE_TOKEN: 'sekret' } }));
+  });
 
   it.each([URL, `${URL}/verify`])('%s needs the bearer token', async (url) => {
     expect((await app.inject(url)).statusCode).toBe(401);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDryRunExecutor } from '../../src/adapters/executors/dry-run-executor.js';
 import { loadPlaybooks } from '../../src/features/repair/playbooks.js';
 import { notifyResultInChat } from '../../src/features/repair/repair-chat.js';
@@ -12,11 +12,15 @@ import { repairResultText } from '../../src/features/repair/repair-result-text.j
 import { ChatApiError, type ChatPort } from '../../src/ports/chat.js';
 import type { JobHandler, JobQueue } from '../../src/ports/jobs.js';
 import type { Services } from '../../src/services.js';
-import { buildTestApp } from '../helpers/build-app.js';
+import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { operationsOf, repairDeps, seedIncidentApproval } from './repair-fixtures.js';
 
-const { app } = await buildTestApp();
-const { store } = app.services;
+let app: TestApp['app'];
+let store: TestApp['app']['services']['store'];
+beforeAll(async () => {
+  ({ app } = await buildTestApp());
+  ({ store } = app.services);
+});
 
 function fakeJobs() {
   const handlers = new Map<string, { handler: JobHandler; concurrency: number }>();

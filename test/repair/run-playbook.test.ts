@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDryRunExecutor } from '../../src/adapters/executors/dry-run-executor.js';
 import { compilePlaybooks } from '../../src/features/repair/playbooks.js';
 import {
@@ -7,7 +7,7 @@ import {
   runPlaybook,
 } from '../../src/features/repair/run-playbook.js';
 import type { Executor, PlaybookStep } from '../../src/ports/executor.js';
-import { buildTestApp, TestClock } from '../helpers/build-app.js';
+import { buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';
 import { operationsOf } from './repair-fixtures.js';
 
 const values = {
@@ -97,10 +97,13 @@ function scriptedExecutor(ran: string[][]): Executor {
   };
 }
 
-describe('runPlaybook', async () => {
+describe('runPlaybook', () => {
   const clock = new TestClock();
-  const { app } = await buildTestApp({ clock });
-  const { store } = app.services;
+  let store: TestApp['app']['services']['store'];
+  beforeAll(async () => {
+    const { app } = await buildTestApp({ clock });
+    ({ store } = app.services);
+  });
   const target = (approval: string): RepairTarget => ({
     namespace: 'shop',
     workload: 'checkout',

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
-import { backends, buildTestApp } from '../helpers/build-app.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { CONSOLE_TOKEN, maintenanceAlert, postAlert } from './silence-helpers.js';
 
 /**
@@ -23,14 +23,20 @@ if (!installed) console.warn('[tests] amtool not installed: its suite is skipped
 
 const run = promisify(execFile);
 
-describe.runIf(installed).each(backends())('amtool against the service on %s', async (backend) => {
-  const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN } });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'amtool-'));
-  afterAll(() => rm(dir, { recursive: true, force: true }));
-  const httpConfig = path.join(dir, 'http.yml');
-  await writeFile(httpConfig, `authorization:\n  credentials: ${CONSOLE_TOKEN}\n`);
+describe.runIf(installed).each(backends())('amtool against the service on %s', (backend) => {
+  let app: TestApp['app'];
+  let port: number;
+  let dir: string;
+  let httpConfig: string;
+  beforeAll(async () => {
+    ({ app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN } }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    ({ port } = app.server.address() as AddressInfo);
+    dir = await mkdtemp(path.join(os.tmpdir(), 'amtool-'));
+    httpConfig = path.join(dir, 'http.yml');
+    await writeFile(httpConfig, `authorization:\n  credentials: ${CONSOLE_TOKEN}\n`);
+  });
+  afterAll(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
   const amtool = async (...args: string[]) => {
     const { stdout } = await run(AMTOOL, [
       `--alertmanager.url=http://127.0.0.1:${port}/api/v1/alertmanager`,

@@ -37,7 +37,7 @@ function bodyAtLimits(index: number, now: number) {
  * within 10 s". The heap and the converged alert's throughput they cost are measured by
  * bench/silence-load.ts.
  */
-describe.each(backends())('10,000 silences at the limits on %s', async (backend) => {
+describe.each(backends())('10,000 silences at the limits on %s', (backend) => {
   it('load at a restart within 10 s, and each still mutes', { timeout: 240_000 }, async () => {
     const first = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN } });
     const now = Date.now();

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { insertSilence } from '../../src/features/silences/silence-records.js';
-import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
+import { backends, buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';
 import {
   AUTH,
   CONSOLE_TOKEN,
@@ -20,14 +20,18 @@ const HOUR = 60 * 60 * 1000;
  * exceeds 1,024 characters, or whose compiled form exceeds 64 KiB, is refused with a 400
  * naming the limit.
  */
-describe.each(backends())('silences are bounded on %s', async (backend) => {
+describe.each(backends())('silences are bounded on %s', (backend) => {
   const clock = new TestClock();
-  const first = await buildTestApp({
-    backend,
-    clock,
-    env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN, SILENCES_MAX: '3' },
+  let first: TestApp;
+  let app: TestApp['app'];
+  beforeAll(async () => {
+    first = await buildTestApp({
+      backend,
+      clock,
+      env: { SIGNAL_CONSUMER: 'false', CONSOLE_TOKEN, SILENCES_MAX: '3' },
+    });
+    ({ app } = first);
   });
-  const { app } = first;
   const post = (payload: unknown) =>
     app.inject({ method: 'POST', url: SILENCES, headers: AUTH, payload: payload as object });
   const expire = (id: string) =>
@@ -157,7 +161,7 @@ describe.each(backends())('silences are bounded on %s', async (backend) => {
  * A silence stored before the limits (or under larger ones) is not compiled at start: the
  * replica starts, and a regex past the limits mutes nothing rather than taking the heap.
  */
-describe.each(backends())('silences stored past the limits, on %s', async (backend) => {
+describe.each(backends())('silences stored past the limits, on %s', (backend) => {
   it('start without compiling them, and mute nothing', async () => {
     const clock = new TestClock();
     const first = await buildTestApp({
