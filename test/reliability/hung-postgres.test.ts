@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 import { type FrozenPostgres, freezePostgres } from '../helpers/frozen-postgres.js';
+import { openIncident as openIncidentIn, timed } from '../helpers/outage-requests.js';
 import {
   type PrivatePostgres,
   postgresBinDir,
@@ -25,24 +26,8 @@ const OPERATOR = { 'x-operator-id': 'alice', 'x-operator-key': 'alice-key' };
 const UNAVAILABLE = 'Database unavailable';
 const SIGNAL = { source: 'grafana', alert_name: 'HighLatency', target: 'api' };
 
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = Date.now();
-  const value = await work();
-  return { value, ms: Date.now() - started };
-}
-
-function openIncident(app: FastifyInstance, target: string) {
-  return app.inject({
-    method: 'POST',
-    url: '/api/v1/webhooks/alerts',
-    payload: {
-      alert_name: 'KubePodCrashLooping',
-      severity: 'warning',
-      namespace: 'hung-postgres',
-      target_resource: target,
-    },
-  });
-}
+const openIncident = (app: FastifyInstance, target: string) =>
+  openIncidentIn(app, 'hung-postgres', target);
 
 describe.skipIf(!postgresBinDir())(
   'a PostgreSQL that accepts connections and never answers',

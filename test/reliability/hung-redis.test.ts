@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 import { openFeed } from '../helpers/feed-client.js';
+import { openIncident as openIncidentIn, timed } from '../helpers/outage-requests.js';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private-services.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -19,24 +20,8 @@ const RECOVERY_BOUND_MS = 5000;
 const OPERATOR = { 'x-operator-id': 'alice', 'x-operator-key': 'alice-key' };
 const SIGNAL = { source: 'grafana', alert_name: 'HighLatency', target: 'api' };
 
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = Date.now();
-  const value = await work();
-  return { value, ms: Date.now() - started };
-}
-
-function openIncident(app: FastifyInstance, target: string) {
-  return app.inject({
-    method: 'POST',
-    url: '/api/v1/webhooks/alerts',
-    payload: {
-      alert_name: 'KubePodCrashLooping',
-      severity: 'warning',
-      namespace: 'hung-redis',
-      target_resource: target,
-    },
-  });
-}
+const openIncident = (app: FastifyInstance, target: string) =>
+  openIncidentIn(app, 'hung-redis', target);
 
 function decide(app: FastifyInstance, approvalId: string, decision: 'approve' | 'reject') {
   return app.inject({

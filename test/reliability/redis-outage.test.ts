@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
+import { timed } from '../helpers/outage-requests.js';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private-services.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -8,12 +9,6 @@ const SIGNAL = { source: 'grafana', alert_name: 'HighLatency', target: 'api' };
 const UNAVAILABLE = { detail: 'Failed to produce signal: Redis unavailable' };
 /** CONTRACT, Under races, crashes and abuse: 503 within 2 s, plus room for a loaded machine. */
 const BOUND_MS = 3000;
-
-async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = Date.now();
-  const value = await work();
-  return { value, ms: Date.now() - started };
-}
 
 /**
  * Finding: "A Redis outage hangs requests instead of failing them." On a private Redis
