@@ -6,7 +6,7 @@ import { waitFor } from '../helpers/wait-for.js';
 const KEY = 'alice-key-0123456789';
 
 /**
- * Issue 23, defect 2; CONTRACT, Approvals: "An approved approval's execution is never lost:
+ * CONTRACT, Approvals: "An approved approval's execution is never lost:
  * it starts even when the job queue was unreachable at the moment of the decision, once the
  * queue is back." The execution is written to the outbox in the decision's transaction.
  */

@@ -33,7 +33,7 @@ const decide = (
   });
 
 /**
- * Issue 14: an operator of OPERATOR_KEYS approves or rejects from the console; the decision is
+ * An operator of OPERATOR_KEYS approves or rejects from the console; the decision is
  * `console_<id>` on channel `console`, under the chat's rules, and the chat card shows it.
  */
 describe('decisions from the console', () => {
@@ -88,7 +88,7 @@ describe('decisions from the console', () => {
     expect((await decide(app, card.approvalId, 'approve', alice)).json()).toMatchObject({
       status: 'pending',
     });
-    // CONTRACT, Approvals (issue 23, defect 3): the same signer again changes nothing.
+    // CONTRACT, Approvals: the same signer again changes nothing.
     const again = await decide(app, card.approvalId, 'approve', alice);
     expect(again.statusCode).toBe(409);
     expect(again.json()).toEqual({ detail: 'Already signed by console_alice' });

@@ -30,7 +30,7 @@ const critical = (namespace: string) => ({
   target_resource: 'checkout-7d9f8b6c5-x2x4z',
 });
 
-/** Issue 23, defect 3: the two-signer flow at its edges. */
+/** The two-signer flow at its edges. */
 describe.each(backends())('second signers on %s', (backend) => {
   it('the same chat signer again gets ok false "Already signed by", and no new card', async () => {
     const tg = await startTelegramStandIn();

@@ -20,7 +20,7 @@ import {
 } from './pages-fixtures.js';
 
 /**
- * Issue 25, "it misleads at the moment of decision": a wrong operator key is refused at
+ * The console at the moment of decision: a wrong operator key is refused at
  * sign-in; the headline names the action and the incident; a critical approval asks for a
  * confirmation naming its action (Escape cancels); a first signature says who else must sign
  * and the count survives live updates; a second press by the same operator says that a

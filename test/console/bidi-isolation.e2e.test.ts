@@ -213,7 +213,7 @@ describe.skipIf(!hasChromium)('outside text in the console is bidi-isolated', ()
     const found = await findIsolation(page);
     expect(found.problems).toEqual([]);
     expect(found.places.map((place) => place.where)).toEqual(
-      // The action leads the page's headline (issue 25), the incident's names after it.
+      // The action leads the page's headline, the incident's names after it.
       expect.arrayContaining(['h1.approval-headline', 'span.where', 'p.pre']),
     );
     expect(found.places.every((place) => place.unicodeBidi === 'isolate')).toBe(true);

@@ -21,7 +21,7 @@ import {
 import { axeViolations, screenshots, WIDTHS, watchPage } from './console-checks.js';
 
 /**
- * Issue 14: the operator console in a real browser (Debian's chromium driven by
+ * The operator console in a real browser (Debian's chromium driven by
  * playwright-core) against the service started as a process. Screenshots of each view at
  * desktop and phone width go to test-artifacts/console/.
  */

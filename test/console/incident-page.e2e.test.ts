@@ -22,7 +22,7 @@ import {
 } from './pages-fixtures.js';
 
 /**
- * Issue 25: the incident's own page (alerts with labels and annotations, runbook and generator
+ * The incident's own page (alerts with labels and annotations, runbook and generator
  * links, grouping, timeline with its silences, approval, analyses) and every record id on the
  * incident, approval, signals and analysis pages a link that opens the record's page.
  * Screenshots in both schemes and widths go to SHOTS_DIR (default /tmp/shots/pages).

@@ -10,7 +10,7 @@ import {
 import { axeViolations, screenshots, WIDTHS, watchPage } from './console-checks.js';
 
 /**
- * Issue 25: the Now view answers "what is on fire, and what waits for me?" at a glance. The
+ * The Now view answers "what is on fire, and what waits for me?" at a glance. The
  * most severe incident first in a colour of its own (both schemes), the approvals waiting for
  * the operator pinned on top at phone width too, search and history in the hash, and an
  * Activity list that outlives navigation. Screenshots go to /tmp/shots/triage.

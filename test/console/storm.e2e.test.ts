@@ -10,7 +10,7 @@ import {
 import { WIDTHS, watchPage } from './console-checks.js';
 
 /**
- * Issue 25, "It falls over in a storm": 3,000 alerts arrive while the Now view is open. The
+ * A storm: 3,000 alerts arrive while the Now view is open. The
  * page renders each event from its own fields and reads only in batches, so it issues fewer
  * than 100 requests during the storm (it issued about 9,000), its main thread never blocks for
  * more than 200 ms (no long task over 200 ms; on a machine too busy to schedule the renderer,

@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/wait-for.js';
 import { deliver, issueAlert } from './tracker-delivery.js';
 
 /**
- * Issue 23, defect 1: the tracker's analysis job counted only cards that were sent, so a run
+ * The tracker's analysis job counted only cards that were sent, so a run
  * again after a failed push pushed a second card. It now takes the incidents' card step
  * (escalation/card-once.ts): any card row counts, as a failed push may still have reached
  * the chat.

@@ -30,7 +30,7 @@ const alert = (target: string) => ({
   target_resource: target,
 });
 
-describe('feed caps (finding 1)', () => {
+describe('feed caps', () => {
   it('past EVENTS_MAX_CLIENTS a stream is refused 503 with Retry-After, and admitted again once one ends', async () => {
     const { app } = await listening({ EVENTS_MAX_CLIENTS: '3' });
     const open = [await feedFrom(app), await feedFrom(app), await feedFrom(app)];
@@ -82,7 +82,7 @@ describe('the per-address stream cap behind a proxy of TRUST_PROXY', () => {
   });
 });
 
-describe('HEAD /events (finding 6)', () => {
+describe('HEAD /events', () => {
   it('answers at once with the stream headers and no body', async () => {
     const { app } = await listening({ EVENTS_MAX_CLIENTS: '1' });
     const head = await app.inject({ method: 'HEAD', url: '/api/v1/events' });
@@ -94,7 +94,7 @@ describe('HEAD /events (finding 6)', () => {
   });
 });
 
-describe.each(backends())('no replay without Last-Event-ID on %s (finding 6)', (backend) => {
+describe.each(backends())('no replay without Last-Event-ID on %s', (backend) => {
   it('a fresh stream starts with the events after it opened', async () => {
     const { app } = await listening({}, backend);
     const earlier = await feedFrom(app);

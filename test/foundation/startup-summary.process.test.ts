@@ -39,7 +39,7 @@ function startupLine(server: ChildProcess, timeoutMs: number): Promise<string> {
   });
 }
 
-describe('the real entry point, stdout not a terminal (issue 16)', () => {
+describe('the real entry point, stdout not a terminal', () => {
   it('logs one JSON start-up line naming the mode, database, address and unset secrets', async () => {
     const port = await freePort();
     // Built from nothing, so no DATABASE_URL, REDIS_URL or secret of the test run leaks in.

@@ -85,7 +85,7 @@ function summaryOf(env: Record<string, string>) {
   return startupSummary(loadConfig({ DATA_DIR: dataDir, ...env }, dataDir), { address: ADDRESS });
 }
 
-describe('the start-up summary (issue 16)', () => {
+describe('the start-up summary', () => {
   it.each(['prod', 'development', 'staging'] as const)(
     'in %s with no secret set, names every unset secret and what it means there',
     (appEnv) => {
@@ -227,7 +227,7 @@ describe('the analyzer line of the start-up summary', () => {
   });
 });
 
-describe('log output (issue 16)', () => {
+describe('log output', () => {
   it('is pretty through pino-pretty on a terminal, keeping the level and the redactions', () => {
     const options = loggerOptions('debug', true);
     expect(options.transport).toMatchObject({ target: 'pino-pretty' });

@@ -9,7 +9,7 @@ import { backends, buildTestApp } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
- * Issue 16: a real Prometheus Alertmanager (Debian's `prometheus-alertmanager`) delivers to
+ * A real Prometheus Alertmanager (Debian's `prometheus-alertmanager`) delivers to
  * `/webhooks/alertmanager` with its own `http_config.authorization`, the way a team would
  * configure it, against a service in `prod` with RECEIVER_TOKENS.
  */

@@ -10,7 +10,7 @@ import { buildTestApp } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
- * Issue 24: a real Prometheus (Debian's `prometheus`) with a rule that fires, pointed at the
+ * A real Prometheus (Debian's `prometheus`) with a rule that fires, pointed at the
  * service as its Alertmanager (`alerting.alertmanagers` with `path_prefix`): the incident
  * opens, and resolves when the rule stops firing.
  */

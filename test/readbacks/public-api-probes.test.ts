@@ -152,7 +152,7 @@ describe('public-API runtime and recovery preflights over HTTP', () => {
     expect(JSON.stringify(body)).not.toContain('ingested_last_5m":42');
   });
 
-  it('fetches each probe URL once per 30 s however many readers ask (issue 11)', async () => {
+  it('fetches each probe URL once per 30 s however many readers ask', async () => {
     answers['/healthz'] = { body: { ok: true } };
     answers['/ingest'] = { body: { ingested_last_5m: 42 } };
     clock.advance(PROBE_CACHE_MS);

@@ -75,7 +75,7 @@ describe('deep bodies on the validating POSTs (CONTRACT, Bad input)', () => {
   });
 });
 
-describe('redaction keeps keys that name Object.prototype members (issue 11, finding 7)', () => {
+describe('redaction keeps keys that name Object.prototype members', () => {
   it('a `__proto__` key stays an ordinary, redacted entry instead of vanishing', () => {
     const document = JSON.parse(
       '{"__proto__":{"host":"10.1.2.3"},"constructor":"db.internal","kept":"192.168.0.9:5432"}',
