@@ -2,12 +2,13 @@ import crypto from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { renderApprovalCard } from '../../src/features/cards/approval-card.js';
 import { CallbackDataTooLongError } from '../../src/features/cards/callback-data.js';
+import { CARD_NONCE_TTL_MS } from '../../src/features/cards/card-nonce.js';
 import {
   decodeStoredCard,
   encodeStoredCard,
   insertCard,
 } from '../../src/features/cards/card-records.js';
-import { CARD_NONCE_TTL_MS, createCardSender } from '../../src/features/cards/card-sender.js';
+import { createCardSender } from '../../src/features/cards/card-sender.js';
 import type { ApprovalCardParams } from '../../src/features/cards/card-types.js';
 import { ChatApiError } from '../../src/ports/chat.js';
 import type { Services } from '../../src/services.js';

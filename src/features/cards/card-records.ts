@@ -164,7 +164,7 @@ export function cutOffCard(cards: readonly CardRow[]): CardRow | undefined {
  * card for the one caller that may send it now, undefined for any other (already sent again,
  * or its message id or an outcome came meanwhile). One conditional update decides, so two
  * processes running the same follow-up see one winner. The nonce is valid again for
- * CARD_NONCE_TTL_MS from this send (`expiresAt`).
+ * CARD_NONCE_TTL_MS (card-nonce.ts) from this send (`expiresAt`).
  */
 export async function beginCardResend(
   db: Db,

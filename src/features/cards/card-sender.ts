@@ -1,23 +1,18 @@
-import crypto from 'node:crypto';
-import { type ChatCallOptions, isRateLimited } from '../../ports/chat.js';
+import { isRateLimited } from '../../ports/chat.js';
 import type { Services } from '../../services.js';
 import { appendOperation } from '../oplog/operation-log.js';
 import { renderApprovalCard, renderClosedCard, renderDecidedCard } from './approval-card.js';
 import { createDigestSender } from './card-digest-sender.js';
+import { createCardEdits, isSameDecision, keyedSerial, NO_WAIT } from './card-edits.js';
+import { CARD_NONCE_TTL_MS, newCardNonce, nonceHashPrefix } from './card-nonce.js';
 import { CARD_WAITS_REASON, createCardQueue, type OutgoingCard } from './card-queue.js';
 import {
   beginCardResend,
-  type CardDecision,
-  type CardRow,
-  cardsOfApproval,
   decodeStoredCard,
   encodeStoredCard,
   findCard,
   insertCard,
   recordCardSendOutcome,
-  saveStoredCard,
-  saveUnsentStoredCard,
-  sentCardsOfApproval,
   setCardMessageId,
 } from './card-records.js';
 import {
@@ -26,35 +21,12 @@ import {
   type CardSender,
   CHAT_GATEWAY_ACTOR,
   type ClosedApproval,
-  type HitCountEdit,
 } from './card-types.js';
 
 export { CHAT_GATEWAY_ACTOR };
 
-/** CONTRACT, Chat callbacks: a nonce is "valid 24 hours". */
-export const CARD_NONCE_TTL_MS = 24 * 60 * 60 * 1000;
-
 /** spec, Outgoing approval card: "pushed only when a chat bot token is configured". */
 export const NOT_CONFIGURED_REASON = 'CHAT_BOT_TOKEN is not set';
-
-/** CONTRACT, Chat callbacks: "16 lower-case hex characters, one per card". */
-export function newCardNonce(): string {
-  return crypto.randomBytes(8).toString('hex');
-}
-
-/**
- * The operation log is readable through the API, so it names a card by a hash prefix of
- * its nonce: enough to match a callback, useless to forge one.
- */
-export function nonceHashPrefix(nonce: string): string {
-  return crypto.createHash('sha256').update(nonce).digest('hex').slice(0, 12);
-}
-
-/**
- * Cards and hit counts do not wait out a 429 inside the chat call: the card queue keeps their
- * order (CONTRACT, Chat under storms), and a hit count is tried again later.
- */
-const NO_WAIT: ChatCallOptions = { waitOutRateLimit: false };
 
 export function createCardSender(services: Services): CardSender {
   const { store, chat, clock, config, log } = services;
@@ -285,94 +257,15 @@ export function createCardSender(services: Services): CardSender {
     return { sent: true, message_id: sent.message_id, chat_response: sent.raw };
   }
 
-  // CONTRACT: "Converged alerts edit the existing card's hit count instead of sending a new one".
-  async function editHitCount(approvalId: string, hitCount: number): Promise<HitCountEdit> {
-    if (!chat.configured) return 'unchanged';
-    let outcome: HitCountEdit = 'unchanged';
-    await serially(approvalId, async () => {
-      // CONTRACT, Chat under storms: a hit count never goes ahead of a waiting new card.
-      if (queue.busy()) {
-        outcome = 'deferred';
-        return;
-      }
-      try {
-        const latest = (await sentCardsOfApproval(store.db, approvalId)).at(-1);
-        if (!latest || latest.message_id === null || latest.consumed_at !== null) return;
-        const stored = decodeStoredCard(latest.text);
-        // A decided card keeps its decision; a count that arrives late never lowers the shown one.
-        if (!stored.params || stored.decided) return;
-        if ((stored.params.hit_count ?? 1) >= hitCount) return;
-        const params = { ...stored.params, hit_count: hitCount };
-        const { text, keyboard } = renderApprovalCard(params, latest.nonce);
-        await chat.editMessage(latest.message_id, text, keyboard, NO_WAIT);
-        await saveStoredCard(store.db, latest.nonce, { params, text, decided: null });
-        outcome = 'edited';
-      } catch (error) {
-        if (isRateLimited(error)) {
-          outcome = 'deferred';
-          return;
-        }
-        log.warn({ err: error, approvalId, hitCount }, 'approval card hit count not refreshed');
-      }
-    });
-    return outcome;
-  }
-
-  async function refreshHitCount(approvalId: string, hitCount: number): Promise<void> {
-    await editHitCount(approvalId, hitCount);
-  }
-
-  // CONTRACT, Chat callbacks: "a decided card loses its buttons ... and shows who decided".
-  async function markDecided(
-    approvalId: string,
-    decision: string,
-    actor: string,
-    at = clock.now(),
-  ): Promise<void> {
-    if (!chat.configured) return;
-    await serially(approvalId, async () => {
-      let cards: CardRow[];
-      try {
-        cards = await cardsOfApproval(store.db, approvalId);
-      } catch (error) {
-        log.warn({ err: error, approvalId }, 'approval cards not read');
-        return;
-      }
-      const decided = { decision, actor, at };
-      for (const card of cards) {
-        try {
-          await markCardDecided(card, decided);
-        } catch (error) {
-          log.warn(
-            { err: error, approvalId, messageId: card.message_id },
-            'card not marked decided',
-          );
-        }
-      }
-    });
-  }
-
-  /**
-   * A card still on its way (or summed up in a digest) keeps the decision on its row for its
-   * sender to show; one whose message id came meanwhile is edited like any sent card.
-   */
-  async function markCardDecided(card: CardRow, decided: CardDecision): Promise<void> {
-    let row: CardRow | undefined = card;
-    if (row.message_id === null) {
-      const stored = decodeStoredCard(row.text);
-      if (await saveUnsentStoredCard(store.db, row.nonce, { ...stored, decided })) return;
-      row = await findCard(store.db, card.nonce);
-      if (!row || row.message_id === null) return;
-    }
-    const stored = decodeStoredCard(row.text);
-    const { decision, actor, at } = decided;
-    // Marked again with the same decision (a follow-up job after the immediate edit, or run
-    // twice): the card already says so, and the chat would refuse an edit that changes nothing.
-    if (isSameDecision(stored.decided, decided)) return;
-    const text = renderDecidedCard(stored.text, decision, actor, at, config.displayTz);
-    await chat.editMessage(row.message_id, text, null);
-    await saveStoredCard(store.db, row.nonce, { ...stored, decided });
-  }
+  const edits = createCardEdits({
+    store,
+    chat,
+    clock,
+    log,
+    displayTz: config.displayTz,
+    serially,
+    queueBusy: () => queue.busy(),
+  });
 
   return {
     push: (card) => submit(card, false),
@@ -381,36 +274,12 @@ export function createCardSender(services: Services): CardSender {
     pushOnRequest: (card) => submit(card, true),
     pushClosedOnRequest,
     pushTestCard,
-    refreshHitCount,
-    editHitCount,
-    markDecided,
+    refreshHitCount: async (approvalId, hitCount) => {
+      await edits.editHitCount(approvalId, hitCount);
+    },
+    editHitCount: edits.editHitCount,
+    markDecided: edits.markDecided,
     idle: () => queue.idle(),
     close: () => queue.close(),
-  };
-}
-
-function isSameDecision(shown: CardDecision | null, decided: CardDecision): boolean {
-  return (
-    shown !== null &&
-    shown.decision === decided.decision &&
-    shown.actor === decided.actor &&
-    shown.at === decided.at
-  );
-}
-
-/**
- * Runs the work for one key one at a time, in call order, so a hit count and a decision for
- * the same approval never interleave their read-render-edit-save steps.
- */
-function keyedSerial() {
-  const tails = new Map<string, Promise<void>>();
-  return (key: string, work: () => Promise<void>): Promise<void> => {
-    const run = (tails.get(key) ?? Promise.resolve()).then(work);
-    const tail = run.catch(() => {});
-    tails.set(key, tail);
-    void tail.then(() => {
-      if (tails.get(key) === tail) tails.delete(key);
-    });
-    return run;
   };
 }
