@@ -54,3 +54,25 @@ export function decisionsOf(db: Db, approvalId: string) {
     .orderBy('seq')
     .execute();
 }
+
+/**
+ * The decision that closed an approval in `status`: its last approval or rejection (execution
+ * moves come after it), or, for one closed by a move alone (it expired), that move, named by
+ * the status it reached. Null when neither is recorded.
+ */
+export function closingDecision(
+  status: string,
+  decisions: ReadonlyArray<{
+    decision: string;
+    actor: string;
+    to_status: string;
+    created_at: number;
+  }>,
+): { decision: string; actor: string; at: number } | null {
+  const last = decisions.findLast((row) => row.decision !== 'move');
+  const move = decisions.findLast((row) => row.to_status === status);
+  const closedBy = last ?? (move ? { ...move, decision: status } : undefined);
+  return closedBy
+    ? { decision: closedBy.decision, actor: closedBy.actor, at: closedBy.created_at }
+    : null;
+}

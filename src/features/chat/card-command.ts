@@ -1,5 +1,6 @@
+import type { Db } from '../../ports/store.js';
 import type { Services } from '../../services.js';
-import { decisionsOf } from '../approvals/approval-decision-records.js';
+import { closingDecision, decisionsOf } from '../approvals/approval-decision-records.js';
 import { type Approval, findApproval } from '../approvals/approval-records.js';
 import { APPROVAL_ID_MAX_LENGTH } from '../cards/callback-data.js';
 import { decodeStoredCard, latestCardOfApproval } from '../cards/card-records.js';
@@ -36,8 +37,7 @@ export function parseCardCommand(update: unknown): CardCommand | null {
  * digest has its row too), with the incident's hit count as it is now. An approval that
  * never had a card (the chat was configured later) gets one built from its own record.
  */
-async function cardParamsOf(services: Services, approval: Approval): Promise<ApprovalCardParams> {
-  const { db } = services.store;
+async function cardParamsOf(db: Db, approval: Approval): Promise<ApprovalCardParams> {
   const approvalId = approval.id;
   const incident = approval.incident_id ? await findIncident(db, approval.incident_id) : undefined;
   const row = await latestCardOfApproval(db, approvalId);
@@ -56,14 +56,10 @@ async function cardParamsOf(services: Services, approval: Approval): Promise<App
   };
 }
 
-/** Who closed the approval: its last approval or rejection (execution moves come after it). */
-async function closedApproval(services: Services, approval: Approval): Promise<ClosedApproval> {
-  const decisions = await decisionsOf(services.store.db, approval.id);
-  const last = decisions.findLast((row) => row.decision !== 'move');
-  return {
-    status: approval.status,
-    decided: last ? { decision: last.decision, actor: last.actor, at: last.created_at } : null,
-  };
+/** The approval's status and the decision that closed it. */
+async function closedApproval(db: Db, approval: Approval): Promise<ClosedApproval> {
+  const decisions = await decisionsOf(db, approval.id);
+  return { status: approval.status, decided: closingDecision(approval.status, decisions) };
 }
 
 /**
@@ -87,10 +83,10 @@ export async function answerCardCommand(
     log.info({ approvalId: command.approvalId }, '/card for an unknown approval: no card');
     return;
   }
-  const params = await cardParamsOf(services, approval);
+  const params = await cardParamsOf(services.store.db, approval);
   // CONTRACT, Under races, crashes and abuse: a decided approval gets no live buttons.
   if (approval.status !== 'pending') {
-    await cards.pushClosedOnRequest(params, await closedApproval(services, approval));
+    await cards.pushClosedOnRequest(params, await closedApproval(services.store.db, approval));
     return;
   }
   await cards.pushOnRequest(params);

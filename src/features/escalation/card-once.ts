@@ -1,5 +1,5 @@
 import type { Services } from '../../services.js';
-import { decisionsOf } from '../approvals/approval-decision-records.js';
+import { closingDecision, decisionsOf } from '../approvals/approval-decision-records.js';
 import { findApproval } from '../approvals/approval-records.js';
 import { cardsOfApproval, cutOffCard } from '../cards/card-records.js';
 import type { ApprovalCardParams, CardSender, ClosedApproval } from '../cards/card-types.js';
@@ -52,16 +52,9 @@ async function pushFirstCard(
   }
   const decisions = await decisionsOf(db, approval.id);
   if (approval.status !== 'pending') {
-    // The decision that closed it: its last approval or rejection (execution moves come
-    // after it); an approval closed by a move alone (it expired) names that move's actor.
-    const last = decisions.findLast((row) => row.decision !== 'move');
-    const move = decisions.findLast((row) => row.to_status === approval.status);
-    const closedBy = last ?? (move ? { ...move, decision: approval.status } : undefined);
     const closed: ClosedApproval = {
       status: approval.status,
-      decided: closedBy
-        ? { decision: closedBy.decision, actor: closedBy.actor, at: closedBy.created_at }
-        : null,
+      decided: closingDecision(approval.status, decisions),
     };
     await cards.pushClosed(card, closed);
     return;
