@@ -39,7 +39,11 @@ export type SilenceFields = Pick<
 /** How many muted alerts a silence remembers by id. */
 export const RECENT_SILENCED_KEPT = 20;
 
-function silenceOf(row: Selectable<Tables['silences']>): Silence {
+type MatchableColumns = 'id' | 'matchers' | 'starts_at' | 'ends_at' | 'updated_at' | 'created_by';
+
+function matchableOf(
+  row: Pick<Selectable<Tables['silences']>, MatchableColumns>,
+): MatchableSilence {
   return {
     id: row.id,
     matchers: JSON.parse(row.matchers) as Matcher[],
@@ -47,6 +51,12 @@ function silenceOf(row: Selectable<Tables['silences']>): Silence {
     endsAt: Number(row.ends_at),
     updatedAt: Number(row.updated_at),
     createdBy: row.created_by,
+  };
+}
+
+function silenceOf(row: Selectable<Tables['silences']>): Silence {
+  return {
+    ...matchableOf(row),
     comment: row.comment,
     silencedAlerts: Number(row.silenced_alerts),
     recentSilenced: JSON.parse(row.recent_silenced) as MutedAlert[],
@@ -139,14 +149,7 @@ export async function matchableSilencesWithIds(
     .select(['id', 'matchers', 'starts_at', 'ends_at', 'updated_at', 'created_by'])
     .where('id', 'in', ids)
     .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    matchers: JSON.parse(row.matchers) as Matcher[],
-    startsAt: Number(row.starts_at),
-    endsAt: Number(row.ends_at),
-    updatedAt: Number(row.updated_at),
-    createdBy: row.created_by,
-  }));
+  return rows.map(matchableOf);
 }
 
 /** How many silences end after `now`: the unexpired ones, which SILENCES_MAX bounds. */
