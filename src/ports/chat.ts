@@ -50,6 +50,19 @@ export interface ChatCallOptions {
 }
 
 /**
+ * How the chat API answered the last call that reached for it: `reachable` (it answered
+ * ok), `rate_limited` (429), `unreachable` (refused, reset, unresolved or no answer in time)
+ * or `error` (it answered with any other refusal, such as a wrong token).
+ */
+export interface ChatContact {
+  state: 'reachable' | 'rate_limited' | 'unreachable' | 'error';
+  /** The refusal as the API or the network put it; null when it answered ok. */
+  detail: string | null;
+  /** Epoch ms. */
+  at: number;
+}
+
+/**
  * The chat gateway (a Telegram Bot API bot). Methods reject with ChatApiError when the API
  * refuses or cannot be reached. CONTRACT, Chat under storms: after a 429 no message is sent
  * or edited until its `Retry-After` has passed, whoever in the process sends it.
@@ -71,6 +84,8 @@ export interface ChatPort {
   ): Promise<void>;
   /** When the chat takes messages again after a 429 (epoch ms); 0 or past: it takes them now. */
   rateLimitedUntil(): number;
+  /** The outcome of the last call sent to the chat API; null before the first. */
+  lastContact(): ChatContact | null;
   answerCallback(callbackQueryId: string, text?: string): Promise<void>;
   /** Long polling: waits up to `timeoutSeconds` for updates after `offset`. */
   getUpdates(offset: number, timeoutSeconds: number, signal: AbortSignal): Promise<ChatUpdate[]>;

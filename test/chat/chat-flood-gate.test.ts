@@ -25,6 +25,30 @@ const messageCalls = () =>
     .calls()
     .filter((call) => call.method !== 'answerCallbackQuery' && call.method !== 'getUpdates');
 
+describe('the chat adapter tells what the chat API last answered', () => {
+  it('reachable, rate-limited, refused with a reason, and unreachable', async () => {
+    expect(chat.lastContact()).toBeNull();
+    await chat.sendMessage('hello');
+    expect(chat.lastContact()).toMatchObject({ state: 'reachable', detail: null });
+    tg.rateLimitNext(5);
+    await chat.sendMessage('card', undefined, { waitOutRateLimit: false }).catch(() => undefined);
+    expect(chat.lastContact()).toMatchObject({
+      state: 'rate_limited',
+      detail: expect.stringContaining('Too Many Requests'),
+    });
+    tg.failNext('answerCallbackQuery', 'Bad Request: query is too old', 400);
+    await chat.answerCallback('q-1').catch(() => undefined);
+    expect(chat.lastContact()).toMatchObject({
+      state: 'error',
+      detail: 'Bad Request: query is too old',
+    });
+    await tg.close();
+    await chat.answerCallback('q-2').catch(() => undefined);
+    expect(chat.lastContact()?.state).toBe('unreachable');
+    expect(chat.lastContact()?.detail).toMatch(/ECONNREFUSED|fetch failed/);
+  });
+});
+
 describe('the chat adapter under a 429', () => {
   it('holds every send and edit until retry_after has passed, then sends each once', async () => {
     const first = await chat.sendMessage('before');

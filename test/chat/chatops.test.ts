@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../helpers/build-app.js';
 import {
@@ -98,6 +99,7 @@ describe('GET /chatops/health', () => {
       whitelist_count: 0,
       last_update_id: null,
       environment: 'test',
+      chat_api: { state: 'not_contacted', detail: null, at: null },
     });
   });
 
@@ -111,6 +113,27 @@ describe('GET /chatops/health', () => {
       chat_id_set: true,
       whitelist_count: 2,
     });
+    const health = await waitFor(async () => {
+      const body = (await app.inject('/api/v1/chatops/health')).json();
+      return body.chat_api.state === 'not_contacted' ? undefined : body;
+    });
+    expect(health.chat_api).toEqual({ state: 'reachable', detail: null, at: expect.any(String) });
+  });
+
+  it('tells a chat API that refuses every connection: polling not active, unreachable', async () => {
+    const closedPort = await freePort();
+    const tg = await startTelegramStandIn();
+    const env = chatEnv(tg, {
+      CHAT_POLLING: 'true',
+      CHAT_API_BASE: `http://127.0.0.1:${closedPort}`,
+    });
+    const { app } = await buildTestApp({ env });
+    const health = await waitFor(async () => {
+      const body = (await app.inject('/api/v1/chatops/health')).json();
+      return body.chat_api.state === 'unreachable' ? body : undefined;
+    });
+    expect(health).toMatchObject({ status: 'configured', polling_active: false });
+    expect(health.chat_api.detail).toMatch(/ECONNREFUSED/);
   });
 });
 
@@ -153,6 +176,18 @@ describe('long polling', () => {
     await waitFor(async () => (tg.calls('getUpdates').length >= 3 ? true : undefined), {
       timeoutMs: 15_000,
     });
-    expect((await app.inject('/api/v1/chatops/health')).json().polling_active).toBe(true);
+    // Active again once a poll is answered after the failures.
+    await waitFor(async () =>
+      (await app.inject('/api/v1/chatops/health')).json().polling_active ? true : undefined,
+    );
   });
 });
+
+/** A loopback port nothing listens on: connections to it are refused. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+}

@@ -77,6 +77,7 @@ function fakeChat(configured: boolean, fail = false) {
     answerCallback: async () => {},
     getUpdates: async () => [],
     rateLimitedUntil: () => 0,
+    lastContact: () => null,
   };
   return { chat, sent };
 }

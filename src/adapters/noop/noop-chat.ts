@@ -10,4 +10,5 @@ export const noopChat: ChatPort = {
   answerCallback: notConfigured,
   getUpdates: notConfigured,
   rateLimitedUntil: () => 0,
+  lastContact: () => null,
 };

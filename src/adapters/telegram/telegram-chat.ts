@@ -1,6 +1,7 @@
 import {
   ChatApiError,
   type ChatCallOptions,
+  type ChatContact,
   type ChatPort,
   type ChatUpdate,
   type InlineKeyboard,
@@ -99,6 +100,10 @@ export function createTelegramChat(options: TelegramChatOptions): ChatPort {
    * about one message a second per chat, so the lane costs nothing it would have allowed.
    */
   let messageLane: Promise<unknown> = Promise.resolve();
+  let lastContact: ChatContact | null = null;
+  const contact = (state: ChatContact['state'], detail: string | null = null) => {
+    lastContact = { state, detail, at: Date.now() };
+  };
 
   function callOnce(
     method: string,
@@ -146,13 +151,19 @@ export function createTelegramChat(options: TelegramChatOptions): ChatPort {
       // The caller's own abort (shutdown) is not a chat failure: it gets its reason back.
       if (signal?.aborted) throw signal.reason;
       if (timeout.aborted) {
+        contact('unreachable', `no answer within ${timeoutMs} ms`);
         throw new TelegramCallError(method, `no answer within ${timeoutMs} ms`, { kind: 'final' });
       }
       const failure: UpstreamFailure = wasRefused(error) ? { kind: 'refused' } : { kind: 'final' };
-      throw new TelegramCallError(method, hideToken(networkReason(error)), failure);
+      const reason = hideToken(networkReason(error));
+      contact('unreachable', reason);
+      throw new TelegramCallError(method, reason, failure);
     }
     const answer = parseAnswer(text);
-    if (answer?.ok === true) return answer as Answer & { result: unknown };
+    if (answer?.ok === true) {
+      contact('reachable');
+      return answer as Answer & { result: unknown };
+    }
     const description =
       typeof answer?.description === 'string' && answer.description
         ? answer.description
@@ -161,6 +172,7 @@ export function createTelegramChat(options: TelegramChatOptions): ChatPort {
     if (failure.kind === 'rate-limited') {
       floodUntil = Math.max(floodUntil, Date.now() + failure.retryAfterMs);
     }
+    contact(failure.kind === 'rate-limited' ? 'rate_limited' : 'error', hideToken(description));
     throw new TelegramCallError(method, hideToken(description), failure);
   }
 
@@ -175,6 +187,7 @@ export function createTelegramChat(options: TelegramChatOptions): ChatPort {
   return {
     configured: true,
     rateLimitedUntil: () => floodUntil,
+    lastContact: () => lastContact,
     async sendMessage(text: string, keyboard?: InlineKeyboard, callOptions?: ChatCallOptions) {
       if (!options.chatId) throw new ChatApiError('sendMessage', 'CHAT_CHAT_ID is not set');
       const answer = await call(

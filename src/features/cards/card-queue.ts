@@ -21,7 +21,7 @@ export const CARD_WAITS_REASON = 'the chat asked to wait (429): the card is sent
 const MIN_RETRY_MS = 1000;
 
 export interface CardQueueDeps {
-  chat: Pick<ChatPort, 'rateLimitedUntil'>;
+  chat: Pick<ChatPort, 'rateLimitedUntil' | 'lastContact'>;
   /** CHAT_DIGEST_AFTER */
   digestAfter: number;
   log: FastifyBaseLogger;
@@ -87,6 +87,19 @@ export function createCardQueue(deps: CardQueueDeps) {
   const queued = () => waiting.length + asked.length;
   /** Cards wait, or one is being sent: a new card goes behind them. */
   const busy = () => draining || queued() > 0;
+
+  /** Why cards still wait at shutdown, as the chat last answered: a 429 is not a refusal. */
+  function unsentAtShutdown(): string {
+    if (chatHoldMs() > 0)
+      return 'approval cards not sent: the chat was still rate-limited at shutdown';
+    const contact = chat.lastContact();
+    if (contact && contact.state !== 'reachable') {
+      const why =
+        contact.state === 'rate_limited' ? 'rate-limited' : `${contact.state}: ${contact.detail}`;
+      return `approval cards not sent before shutdown: the chat API was last ${why}`;
+    }
+    return 'approval cards not sent before shutdown: they were still queued';
+  }
 
   function settleIdle() {
     if (busy() && !closed) return;
@@ -218,12 +231,7 @@ export function createCardQueue(deps: CardQueueDeps) {
       closed = true;
       clearTimeout(timer);
       timer = undefined;
-      if (queued() > 0) {
-        log.warn(
-          { cards: queued() },
-          'approval cards not sent: the chat was still rate-limited at shutdown',
-        );
-      }
+      if (queued() > 0) log.warn({ cards: queued() }, unsentAtShutdown());
       for (const entry of [...asked, ...waiting]) settle(entry, WAITS);
       waiting = [];
       asked.length = 0;

@@ -6,7 +6,7 @@ import { requireConsoleToken } from '../../http/access-guards.js';
 import { type GuardContext, guarded } from '../../http/credential-guard.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import { StringEnum } from '../../http/schema-types.js';
-import { ChatApiError } from '../../ports/chat.js';
+import { ChatApiError, type ChatContact } from '../../ports/chat.js';
 import type { Credential } from '../../ports/credential-failures.js';
 import type { Services } from '../../services.js';
 import { equalInConstantTime } from '../../support/constant-time.js';
@@ -62,7 +62,21 @@ const ChatHealth = Type.Object({
   whitelist_count: Type.Integer(),
   last_update_id: Type.Union([Type.Integer(), Type.Null()]),
   environment: Type.String(),
+  chat_api: Type.Object({
+    state: StringEnum(['not_contacted', 'reachable', 'rate_limited', 'unreachable', 'error']),
+    detail: Type.Union([Type.String(), Type.Null()]),
+    at: Type.Union([Type.String(), Type.Null()]),
+  }),
 });
+
+/**
+ * CONTRACT note: beside the spec's fields, `chat_api` says how the chat API answered the
+ * last call, so a refused connection reads differently from a rate limit or a wrong token.
+ */
+function describeContact(contact: ChatContact | null) {
+  if (!contact) return { state: 'not_contacted' as const, detail: null, at: null };
+  return { state: contact.state, detail: contact.detail, at: new Date(contact.at).toISOString() };
+}
 
 /** The header the Bot API sends with every webhook delivery once `setWebhook` had a secret. */
 export const CHAT_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
@@ -198,6 +212,7 @@ export async function chatopsRoutes(untyped: FastifyInstance, options: ChatopsOp
       whitelist_count: config.chatWhitelist.length,
       last_update_id: await readLastUpdateId(services.store.db),
       environment: config.appEnv,
+      chat_api: describeContact(services.chat.lastContact()),
     }),
   );
 }

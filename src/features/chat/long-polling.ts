@@ -27,6 +27,7 @@ export interface LongPollingOptions {
 }
 
 export interface LongPolling {
+  /** Polling, and the last poll was answered: false while it backs off after a failure. */
   active(): boolean;
   stop(): Promise<void>;
 }
@@ -46,6 +47,7 @@ export function startLongPolling(
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
   const abort = new AbortController();
   let running = true;
+  let failing = false;
   let backoffMs = minBackoffMs;
 
   async function loop(): Promise<void> {
@@ -67,8 +69,10 @@ export function startLongPolling(
           await saveLastUpdateId(store.db, update.update_id, clock.now());
         }
         backoffMs = minBackoffMs;
+        failing = false;
       } catch (error) {
         if (abort.signal.aborted) return;
+        failing = true;
         log.warn({ err: error, retryInMs: backoffMs }, 'chat long polling failed; backing off');
         await new Promise((resolve) => {
           const timer = setTimeout(resolve, backoffMs);
@@ -86,7 +90,7 @@ export function startLongPolling(
     running = false;
   });
   return {
-    active: () => running,
+    active: () => running && !failing,
     async stop() {
       abort.abort();
       await done;
