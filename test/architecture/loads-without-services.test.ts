@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/backends.js';
+import { REPO_ROOT } from '../helpers/source-files.js';
+
+/**
+ * README, Testing: `npm ci && npm test` passes on a machine where neither PostgreSQL nor
+ * Redis is configured. Every file must load there: a suite that needs a service skips with
+ * one line saying what to set, never throws while it is collected.
+ */
+
+/** The environment of a new clone: no service URLs, no CI switch, nothing of this run. */
+function bareEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (['DATABASE_URL', 'REDIS_URL', 'REQUIRE_SERVICES', 'NODE_ENV'].includes(key)) continue;
+    if (key.startsWith('VITEST') || key === 'TEST') continue;
+    env[key] = value;
+  }
+  return env;
+}
+
+function listWithoutServices(outputFile: string): Promise<{ code: number | null; output: string }> {
+  const vitest = path.join(REPO_ROOT, 'node_modules/vitest/vitest.mjs');
+  const child = spawn(process.execPath, [vitest, 'list', `--json=${outputFile}`], {
+    cwd: REPO_ROOT,
+    env: bareEnv(),
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
+}
+
+describe('the suite without PostgreSQL or Redis', () => {
+  it('loads every file: a suite that needs a service skips instead of throwing', async () => {
+    const outputFile = path.join(tempDir('list-'), 'tests.json');
+    const { code, output } = await listWithoutServices(outputFile);
+    expect(output).not.toMatch(/Error|No test suite found/);
+    expect(code).toBe(0);
+    const listed = JSON.parse(fs.readFileSync(outputFile, 'utf8')) as Array<{ file: string }>;
+    // Most files run embedded; only the suites of a service skip.
+    expect(new Set(listed.map((test) => test.file)).size).toBeGreaterThan(150);
+  }, 180_000);
+});
