@@ -1,4 +1,4 @@
-import { Migrator } from 'kysely';
+import { type MigrationResultSet, Migrator } from 'kysely';
 import type { Db } from '../../ports/store.js';
 import { migrationProvider } from './migrations.js';
 
@@ -16,9 +16,10 @@ export async function runMigrations(
   });
   let outcome = await migrator.migrateToLatest();
   // Kysely's migrator looks for its tables across every schema of the database; another
-  // tenant's schema dropped during that scan fails it ("schema … does not exist"), though
-  // nothing of ours is wrong. Such a race passes on a second look.
-  for (let retry = 0; retry < 3 && isSchemaScanRace(outcome.error, schema); retry++) {
+  // tenant's schema dropped or changed during that scan fails it ("schema … does not exist",
+  // "column … of relation … does not exist"), though nothing of ours is wrong. Such a race
+  // fails no migration of ours, and passes on a second look.
+  for (let retry = 0; retry < 3 && isSchemaScanRace(outcome, schema); retry++) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     outcome = await migrator.migrateToLatest();
   }
@@ -30,11 +31,18 @@ export async function runMigrations(
   }
 }
 
-/** Another schema than ours vanished while the migrator scanned them all. */
-function isSchemaScanRace(error: unknown, schema: string | undefined): boolean {
-  const match =
-    error instanceof Error ? /schema "([^"]+)" does not exist/.exec(error.message) : null;
-  return match !== null && match[1] !== schema;
+/**
+ * Another schema than ours vanished or changed while the migrator scanned them all: the scan
+ * failed before any migration of ours ran, naming a schema that is not ours or a column.
+ */
+function isSchemaScanRace(outcome: MigrationResultSet, schema: string | undefined): boolean {
+  const { error, results } = outcome;
+  if (!(error instanceof Error) || results?.some((result) => result.status === 'Error')) {
+    return false;
+  }
+  const vanished = /schema "([^"]+)" does not exist/.exec(error.message);
+  if (vanished) return vanished[1] !== schema;
+  return /column "[^"]+" of relation "[^"]+" does not exist/.test(error.message);
 }
 
 /** Deleted per pass, so a pass never holds many row locks at once. */
