@@ -118,7 +118,7 @@ export async function createServices(
       bus: createMemoryBus(),
       feed: createMemoryEventFeed(),
       once: rememberingOnceKeys(createSqlOnceKeys(store, clock), clock),
-      jobs: withGivenUpSeries(createSqlJobs(store, clock, log, { onGivenUp }), metrics),
+      jobs: withGivenUpSeries(createSqlJobs(store, clock, log, { onGivenUp, leaseMs: config.jobLeaseMs }), metrics),
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
       failures: createMemoryCredentialFailures(),
       operatorKeyFailures: createMemoryCredentialFailures(OPERATOR_KEYS_PER_ADDRESS),
@@ -150,7 +150,11 @@ export async function createServices(
     feed: createRedisEventFeed(redis, bus, prefix),
     once: rememberingOnceKeys(createRedisOnceKeys(redis, prefix), clock),
     jobs: withGivenUpSeries(
-      createBullmqJobs(config.redisUrl, prefix, log, { onGivenUp, hangWatch }),
+      createBullmqJobs(config.redisUrl, prefix, log, {
+        onGivenUp,
+        hangWatch,
+        leaseMs: config.jobLeaseMs,
+      }),
       metrics,
     ),
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),

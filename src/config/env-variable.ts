@@ -169,8 +169,13 @@ export function positiveInteger<O extends VariableOptions>(name: string, max: nu
   return boundedInteger(name, 'positive integer', bounds, options);
 }
 
-export function milliseconds<O extends VariableOptions>(name: string, max: number, options: O) {
-  const bounds = { minimum: 1, maximum: max, what: 'a whole number of milliseconds' };
+export function milliseconds<O extends VariableOptions>(
+  name: string,
+  max: number,
+  options: O,
+  min = 1,
+) {
+  const bounds = { minimum: min, maximum: max, what: 'a whole number of milliseconds' };
   return boundedInteger(name, 'milliseconds', bounds, options);
 }
 

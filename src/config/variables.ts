@@ -246,6 +246,17 @@ export const configVariables = {
     default: 'true',
     description: 'run the signal consumer inside the service process',
   }),
+  /** A running job's lease: a process that dies while running it holds it no longer. */
+  jobLeaseMs: milliseconds(
+    'JOB_LEASE_MS',
+    600_000,
+    {
+      default: '20000',
+      description:
+        "a running job's lease, renewed while it runs: a job whose process died is run again by another once this has passed",
+    },
+    1000,
+  ),
   /** How long the priority work order waits for its live overlay (spec, Priority work order overlay fields: "not shown"; README, Configuration). */
   priorityOverlayTimeoutMs: milliseconds('PRIORITY_OVERLAY_TIMEOUT_MS', 60_000, {
     default: '3000',

@@ -16,8 +16,6 @@ import {
   type RedisHangWatch,
 } from './redis-connections.js';
 
-/** How long a running job's lock lasts unless renewed; see the worker options. */
-const JOB_LOCK_MS = 20_000;
 export interface BullmqJobsOptions {
   /** First retry delay; BullMQ doubles it for each further retry. */
   backoffMs?: number;
@@ -31,6 +29,8 @@ export interface BullmqJobsOptions {
   onGivenUp?: (jobName: string) => void;
   /** Shares hangs found on the queues' bounded connection with the app's own. */
   hangWatch?: RedisHangWatch;
+  /** How long a running job's lock lasts unless renewed (JOB_LEASE_MS); default 20 s. */
+  leaseMs?: number;
 }
 
 const HOUR_S = 60 * 60;
@@ -57,6 +57,7 @@ export function createBullmqJobs(
 ): JobQueue {
   const backoffMs = options.backoffMs ?? 1000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
+  const lockMs = options.leaseMs ?? 20_000;
   const onGivenUp = options.onGivenUp ?? (() => undefined);
   const bullPrefix = `${prefix}bull`;
   const registrations = new Map<string, Registration>();
@@ -165,8 +166,8 @@ export function createBullmqJobs(
         concurrency: Math.max(1, registration.concurrency),
         // A job of a killed replica is taken over within about 30 s instead of BullMQ's 60:
         // the lock (renewed every half of it while the job runs) and the stalled-job check.
-        lockDuration: JOB_LOCK_MS,
-        stalledInterval: JOB_LOCK_MS / 2,
+        lockDuration: lockMs,
+        stalledInterval: lockMs / 2,
       },
     );
     worker.on('error', (error) => log.warn({ err: error, name }, 'jobs: worker error'));
