@@ -2,8 +2,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
-import { afterAll } from 'vitest';
 import { tempDir } from '../helpers/backends.js';
+import { atFileEnd } from '../helpers/file-end.js';
 import { startServerProcess } from '../helpers/server-process.js';
 
 /**
@@ -23,11 +23,6 @@ if (!hasChromium) {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 }
-
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
 
 /**
  * The service as `npm start` runs it, embedded, on a loopback port; `env` adds to and
@@ -52,7 +47,7 @@ export async function startConsoleService(
     env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', CONSOLE_TOKEN: '', ...fullEnv },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.push(child);
+  atFileEnd(() => child.kill('SIGKILL'));
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer) => {

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { afterAll } from 'vitest';
 import type { ResilienceOptions } from '../../src/adapters/analyzers/resilient-analyzer.js';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -15,6 +14,7 @@ import {
   tempDir,
   uniqueName,
 } from './backends.js';
+import { atFileEnd } from './file-end.js';
 
 /** `embedded`: SQLite and in-process transports; `distributed`: PostgreSQL and Redis. */
 export type Backend = 'embedded' | 'distributed';
@@ -53,18 +53,13 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-const toCleanUp: Array<() => Promise<void>> = [];
-afterAll(async () => {
-  for (const cleanup of toCleanUp.splice(0).reverse()) await cleanup();
-});
-
 function freshEnv(backend: Backend): Record<string, string> {
   const dataDir = tempDir();
-  toCleanUp.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  atFileEnd(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
   const env: Record<string, string> = { DATA_DIR: dataDir, APP_ENV: 'test', LOG_LEVEL: 'silent' };
   if (backend === 'distributed') {
     const { url, schema } = postgresUrlWithFreshSchema();
-    toCleanUp.push(() => dropSchema(schema));
+    atFileEnd(() => dropSchema(schema));
     env.DATABASE_URL = url;
     env.REDIS_URL = redisUrlForTests()!;
     env.REDIS_KEY_PREFIX = `${uniqueName('t')}:`;
@@ -90,7 +85,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     closed = true;
     await app.close();
   };
-  toCleanUp.push(close);
+  atFileEnd(close);
   return { app, env, backend, close };
 }
 

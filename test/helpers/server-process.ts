@@ -1,11 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { afterAll } from 'vitest';
-
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
+import { atFileEnd } from './file-end.js';
 
 export interface ServerProcessOptions {
   /** Started under `ulimit -n` of this many descriptors (soft and hard). */
@@ -29,7 +24,7 @@ export function startServerProcess(
     env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.push(child);
+  atFileEnd(() => child.kill('SIGKILL'));
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer) => {

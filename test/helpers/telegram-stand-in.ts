@@ -1,12 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll } from 'vitest';
 import {
   createFloodControl,
   type FloodLimit,
   tooManyRequests,
 } from '../../bench/lib/chat-flood-control.js';
 import type { ChatUpdate, InlineKeyboard } from '../../src/ports/chat.js';
+import { atFileEnd } from './file-end.js';
 import { waitFor } from './wait-for.js';
 
 /**
@@ -168,11 +168,6 @@ interface Poll {
   /** The client went away (an aborted poll): forget it without answering. */
   cancel(): void;
 }
-
-const running: TelegramStandIn[] = [];
-afterAll(async () => {
-  for (const standIn of running.splice(0)) await standIn.close();
-});
 
 export async function startTelegramStandIn(options: StandInOptions = {}): Promise<TelegramStandIn> {
   const token = options.token ?? '123456:stand-in-SECRET-token';
@@ -418,14 +413,12 @@ export async function startTelegramStandIn(options: StandInOptions = {}): Promis
     },
     close: () =>
       new Promise<void>((resolve) => {
-        const index = running.indexOf(standIn);
-        if (index >= 0) running.splice(index, 1);
         heldPoll?.answer(ok([]));
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
-  running.push(standIn);
+  atFileEnd(() => standIn.close());
   return standIn;
 }
 

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll } from 'vitest';
+import { atFileEnd } from './file-end.js';
 
 export interface RecordedRequest {
   method: string;
@@ -26,11 +26,6 @@ export interface UpstreamAnswer {
   body: unknown;
   headers?: Record<string, string>;
 }
-
-const servers: Upstream[] = [];
-afterAll(async () => {
-  for (const server of servers.splice(0)) await server.close();
-});
 
 /**
  * A real HTTP peer on 127.0.0.1 for a service we call (the tracker API, an
@@ -77,7 +72,7 @@ export async function startUpstream(initial: UpstreamHandler): Promise<Upstream>
         server.close(() => resolve());
       }),
   };
-  servers.push(upstream);
+  atFileEnd(() => upstream.close());
   return upstream;
 }
 

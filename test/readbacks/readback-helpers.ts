@@ -1,23 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
 import type { Clock } from '../../src/ports/clock.js';
 import { tempDir } from '../helpers/backends.js';
 import { type Backend, buildTestApp, type TestApp } from '../helpers/build-app.js';
+import { atFileEnd } from '../helpers/file-end.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const EXAMPLES_DIR = path.join(REPO_ROOT, 'examples/readbacks');
 export const AGENTS = '/api/v1/agents';
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
 export function readbackDir(): string {
   const dir = tempDir('readbacks-');
-  dirs.push(dir);
+  atFileEnd(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../helpers/backends.js';
 import { buildTestApp, postSigned } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -74,7 +74,7 @@ describe('auto-repair after an alert opens an approval', () => {
   it('kubectl: runs the playbook with the context and moves the approval to executed', async () => {
     const dir = tempDir('kubectl-');
     const kubectl = writeStandInKubectl(dir);
-    process.env.PATH = `${path.dirname(kubectl.binary)}:${process.env.PATH}`;
+    vi.stubEnv('PATH', `${path.dirname(kubectl.binary)}:${process.env.PATH}`);
     const { app } = await buildTestApp({
       env: {
         SIGNAL_CONSUMER: 'false',

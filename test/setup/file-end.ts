@@ -1,0 +1,4 @@
+import { afterAll } from 'vitest';
+import { stopAtFileEnd } from '../helpers/file-end.js';
+
+afterAll(stopAtFileEnd);
