@@ -118,7 +118,10 @@ export async function createServices(
       bus: createMemoryBus(),
       feed: createMemoryEventFeed(),
       once: rememberingOnceKeys(createSqlOnceKeys(store, clock), clock),
-      jobs: withGivenUpSeries(createSqlJobs(store, clock, log, { onGivenUp, leaseMs: config.jobLeaseMs }), metrics),
+      jobs: withGivenUpSeries(
+        createSqlJobs(store, clock, log, { onGivenUp, leaseMs: config.jobLeaseMs }),
+        metrics,
+      ),
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
       failures: createMemoryCredentialFailures(),
       operatorKeyFailures: createMemoryCredentialFailures(OPERATOR_KEYS_PER_ADDRESS),
