@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/adapters/postgres/postgres-store.js';
 import { migrationProvider } from '../../src/adapters/sql/migrations.js';
+import { retryingScanRaces } from '../../src/adapters/sql/sql-support.js';
 import { createSqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
 import type { ExternalAlertEventFields } from '../../src/features/errtracker/canary.js';
 import {
@@ -69,13 +70,21 @@ async function oldPostgres(): Promise<OldDatabase> {
 
 const openOld = (kind: StoreKind) => (kind === 'sqlite' ? oldSqlite() : oldPostgres());
 
-/** Kysely's migrator over an old database, with the store's own list of migrations. */
-const migratorOf = (old: OldDatabase, kind: StoreKind) =>
-  new Migrator({
+/**
+ * Kysely's migrator over an old database, with the store's own list of migrations; like the
+ * store's, it looks again when another test's schema changed during its scan.
+ */
+function migratorOf(old: OldDatabase, kind: StoreKind) {
+  const migrator = new Migrator({
     db: old.db,
     provider: migrationProvider(kind),
     migrationTableSchema: old.migrationTableSchema,
   });
+  return {
+    migrateTo: (target: string) =>
+      retryingScanRaces(() => migrator.migrateTo(target), old.migrationTableSchema),
+  };
+}
 
 /** Each event as the detail route answers it, payload included. */
 async function eventDetails(db: Db, ids: string[]) {

@@ -14,21 +14,30 @@ export async function runMigrations(
     provider: migrationProvider(dialect),
     migrationTableSchema: schema,
   });
-  let outcome = await migrator.migrateToLatest();
-  // Kysely's migrator looks for its tables across every schema of the database; another
-  // tenant's schema dropped or changed during that scan fails it ("schema … does not exist",
-  // "column … of relation … does not exist"), though nothing of ours is wrong. Such a race
-  // fails no migration of ours, and passes on a second look.
-  for (let retry = 0; retry < 3 && isSchemaScanRace(outcome, schema); retry++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    outcome = await migrator.migrateToLatest();
-  }
-  const { error, results } = outcome;
+  const { error, results } = await retryingScanRaces(() => migrator.migrateToLatest(), schema);
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? '');
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
   }
+}
+
+/**
+ * Kysely's migrator looks for its tables across every schema of the database; another
+ * tenant's schema dropped or changed during that scan fails it ("schema … does not exist",
+ * "column … of relation … does not exist"), though nothing of ours is wrong. Such a race
+ * fails no migration of ours, and passes on a second look.
+ */
+export async function retryingScanRaces(
+  migrate: () => Promise<MigrationResultSet>,
+  schema: string | undefined,
+): Promise<MigrationResultSet> {
+  let outcome = await migrate();
+  for (let retry = 0; retry < 3 && isSchemaScanRace(outcome, schema); retry++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    outcome = await migrate();
+  }
+  return outcome;
 }
 
 /**
