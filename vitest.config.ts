@@ -34,6 +34,53 @@ const PROCESS = [
   'test/security/trust-proxy.test.ts',
   'test/silences/amtool-peer.test.ts',
 ];
+/**
+ * Suites that wait on real time (leases, retries, backoffs, long polls, loads): five
+ * seconds or more each. Without them `npm run test:fast` answers within a minute.
+ */
+const SLOW = [
+  'test/analysis/analysis-stream.test.ts',
+  'test/analysis/analyze-http.test.ts',
+  'test/chat/card-sender.test.ts',
+  'test/chat/chat-storm.test.ts',
+  'test/chat/chatops.test.ts',
+  'test/chat/first-card-order.test.ts',
+  'test/chat/hit-count-throttle.test.ts',
+  'test/chat/polling-lease.test.ts',
+  'test/chat/second-signer.test.ts',
+  'test/chat/telegram-chat.test.ts',
+  'test/contract/jobs.contract.test.ts',
+  'test/contract/lock-rows.test.ts',
+  'test/contract/once-keys.contract.test.ts',
+  'test/contract/remembered-once-keys.test.ts',
+  'test/contract/sql-jobs.test.ts',
+  'test/contract/store.contract.test.ts',
+  'test/contract/stream.contract.test.ts',
+  'test/errtracker/analysis-outbox.test.ts',
+  'test/errtracker/webhook.test.ts',
+  'test/events/event-feed.test.ts',
+  'test/events/feed-bursts.test.ts',
+  'test/events/feed-stalled-streams.test.ts',
+  'test/foundation/built-once.test.ts',
+  'test/foundation/operator-metrics.test.ts',
+  'test/foundation/read-api-lists.test.ts',
+  'test/foundation/shutdown.test.ts',
+  'test/heartbeats/heartbeat-durable.test.ts',
+  'test/heartbeats/heartbeats-at-scale.test.ts',
+  'test/heartbeats/heartbeats.test.ts',
+  'test/incidents/incident-list.test.ts',
+  'test/incidents/lifecycle.test.ts',
+  'test/intake/incident-follow-up-outbox.test.ts',
+  'test/intake/incident-follow-up.test.ts',
+  'test/intake/signals.test.ts',
+  'test/repair/operation-claims.test.ts',
+  'test/security/fuzz-short.test.ts',
+  'test/security/hostile-connections.test.ts',
+  'test/security/hostile-requests.test.ts',
+  'test/security/regex-linearity.test.ts',
+  'test/silences/silence-limits-load.test.ts',
+  'test/silences/silences-api.test.ts',
+];
 /** The console in a real Chromium. */
 const BROWSER = ['test/**/*.e2e.test.ts'];
 /**
@@ -61,12 +108,13 @@ export default defineConfig({
           ...shared,
           name: 'fast',
           include: ['test/**/*.test.ts'],
-          exclude: [...PROCESS, ...BROWSER, ...TIMED],
+          exclude: [...PROCESS, ...SLOW, ...BROWSER, ...TIMED],
           // The suites share one module graph per worker: the app is imported once per
           // worker, not once per file. Helpers stop what a file started (file-end.ts).
           isolate: false,
         },
       },
+      { test: { ...shared, name: 'slow', include: SLOW, isolate: false } },
       { test: { ...shared, name: 'process', include: PROCESS, isolate: !listing } },
       { test: { ...shared, name: 'browser', include: BROWSER, isolate: !listing } },
       {
