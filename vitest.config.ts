@@ -102,7 +102,11 @@ export default defineConfig({
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     // Most suites wait on sockets, timers and databases rather than the CPU.
     maxWorkers: 4,
+    // Started in this order: the longest files first, the quick ones filling in around them.
     projects: [
+      { test: { ...shared, name: 'process', include: PROCESS, isolate: !listing } },
+      { test: { ...shared, name: 'browser', include: BROWSER, isolate: !listing } },
+      { test: { ...shared, name: 'slow', include: SLOW, isolate: false } },
       {
         test: {
           ...shared,
@@ -114,9 +118,6 @@ export default defineConfig({
           isolate: false,
         },
       },
-      { test: { ...shared, name: 'slow', include: SLOW, isolate: false } },
-      { test: { ...shared, name: 'process', include: PROCESS, isolate: !listing } },
-      { test: { ...shared, name: 'browser', include: BROWSER, isolate: !listing } },
       {
         test: {
           ...shared,
