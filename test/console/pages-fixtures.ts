@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /**
- * What the page tests of issue 25 send to the service: alerts as Alertmanager and as a flat
+ * What the console page tests send to the service: alerts as Alertmanager and as a flat
  * webhook, signals, silences and operator decisions, each through the public API.
  */
 
