@@ -7,7 +7,12 @@ import {
 } from '../../src/features/heartbeats/heartbeat-watch.js';
 import type { AlertIntake } from '../../src/features/intake/alert-intake.js';
 import type { JobQueue } from '../../src/ports/jobs.js';
-import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import {
+  buildTestApp,
+  DISTRIBUTED_ONLY,
+  distributedAvailable,
+  postSigned,
+} from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const COUNT = 40;
@@ -20,7 +25,7 @@ const POOL_SIZE = 10;
  * connections of the PostgreSQL pool to alert intake: with every job stuck on its heartbeat's
  * row (held here from a connection of the test's own), an alert is still answered.
  */
-describe.each(backends().filter((backend) => backend === 'distributed'))(
+describe.runIf(distributedAvailable()).each(DISTRIBUTED_ONLY)(
   'missed heartbeats and the database pool, on %s',
   (backend) => {
     it('leaves connections to alert intake while every missed-beat job waits', async () => {

@@ -24,6 +24,13 @@ export function backends(): Backend[] {
   return distributed ? ['embedded', 'distributed'] : ['embedded'];
 }
 
+/**
+ * The backends a suite that races on PostgreSQL's row locks runs on: only the distributed
+ * one, and a suite of it skipped (not missing) where PostgreSQL and Redis are not configured.
+ */
+export const DISTRIBUTED_ONLY = ['distributed'] as const;
+export const distributedAvailable = () => backends().includes('distributed');
+
 export class TestClock implements Clock {
   constructor(public ms = Date.parse('2026-11-22T01:02:03.000Z')) {}
   now() {
