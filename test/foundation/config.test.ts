@@ -97,6 +97,10 @@ describe('configuration (CONTRACT, Configuration)', () => {
 
   it.each([
     [{ PORT: '65536' }, 'PORT: must be a port number from 0 to 65535, got "65536"'],
+    [
+      { JOB_LEASE_MS: '500' },
+      'JOB_LEASE_MS: must be a whole number of milliseconds from 1000 to 600000, got "500"',
+    ],
     [{ REDIS_URL: 'http://cache' }, 'REDIS_URL: must use redis: or rediss:, got "http:"'],
     [{ ERRTRACKER_API_BASE: 'nope' }, 'ERRTRACKER_API_BASE: is not a parsable URL'],
     [{ CHAT_POLLING: 'MAYBE' }, 'CHAT_POLLING: must be true or false, got "maybe"'],
