@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../helpers/build-app.js';
+import { freePort } from '../helpers/private-services.js';
 import {
   callbackUpdate,
   startTelegramStandIn,
@@ -121,6 +121,7 @@ describe('GET /chatops/health', () => {
   });
 
   it('tells a chat API that refuses every connection: polling not active, unreachable', async () => {
+    // Nothing listens there: every connection is refused.
     const closedPort = await freePort();
     const tg = await startTelegramStandIn();
     const env = chatEnv(tg, {
@@ -182,12 +183,3 @@ describe('long polling', () => {
     );
   });
 });
-
-/** A loopback port nothing listens on: connections to it are refused. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
-}

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/backends.js';
+import { freePort } from '../helpers/private-services.js';
 import { REPO_ROOT } from '../helpers/source-files.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -85,7 +86,7 @@ describe('the README examples against a started service', () => {
   let home: string;
   let output = '';
   beforeAll(async () => {
-    port = 20_000 + Math.floor(Math.random() * 20_000);
+    port = await freePort();
     home = tempDir('readme-');
     // `npm start` builds first; the built service and the source are the same program.
     const startService = `npm() { [ "$1" = start ] && exec "${process.execPath}" --import tsx "${REPO_ROOT}/src/server.ts"; }`;
