@@ -33,8 +33,10 @@ export async function retryingScanRaces(
   schema: string | undefined,
 ): Promise<MigrationResultSet> {
   let outcome = await migrate();
-  for (let retry = 0; retry < 3 && isSchemaScanRace(outcome, schema); retry++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  // Where schemas come and go all the time (a busy test database, tenants being removed) a
+  // second scan can meet another drop: look again, waiting longer each time (about 6 s in all).
+  for (let retry = 0; retry < 10 && isSchemaScanRace(outcome, schema); retry++) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** retry, 1000)));
     outcome = await migrate();
   }
   return outcome;
