@@ -29,7 +29,7 @@ export function useHash(): string {
 
 /**
  * A redraw that many calls within `ms` share: events of a storm change the data at once but
- * redraw the view once per window, so the page stays responsive (issue 25, storm-proof feed).
+ * redraw the view once per window, so the page stays responsive in a storm (docs/console.md).
  * A slow redraw (a busy machine) widens the window, up to 8 times its own length and 2 s, so
  * that redrawing never takes more than about an eighth of the page's time.
  */

@@ -12,7 +12,7 @@ import { SeverityBadge } from './severity-badge';
 import { WaitingApprovals } from './waiting-approvals';
 
 /**
- * The console's first page (issue 25): what is on fire, and what waits for me. The approvals
+ * The console's first page: what is on fire, and what waits for me. The approvals
  * waiting for this operator's decision at the top, the unresolved incidents by urgency under
  * them, the counts per severity in the header; a search and a time range turn it into history.
  */

@@ -1,6 +1,6 @@
 /**
- * How an operation-log entry and an approval's outcome read (issue 25: "it misleads at the
- * moment of decision"). A dry run changed nothing, so it is neither a green success nor a
+ * How an operation-log entry and an approval's outcome read, so that none misleads at the
+ * moment of decision. A dry run changed nothing, so it is neither a green success nor a
  * failure; a policy that blocked an automatic repair did its job, so that is not "failed".
  */
 

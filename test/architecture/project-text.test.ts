@@ -25,12 +25,15 @@ describe('the project text', () => {
     expect(alertmanager + 1).toBeLessThanOrEqual(150);
   });
 
-  it('names no session and no issue number in the README, docs, bench or source', () => {
+  it('names no session and no issue number in the README, docs, bench, config, console or source', () => {
     const files = [
       'README.md',
       ...filesUnder('docs', ['.md']),
       ...filesUnder('bench', ['.md', '.ts', '.sh']),
       ...filesUnder('src', ['.ts']),
+      ...filesUnder('console/src', ['.ts', '.tsx', '.css']),
+      ...filesUnder('config', ['.yaml', '.yml']),
+      ...filesUnder('deploy', ['.yaml', '.yml', '.example', 'Dockerfile']),
       ...filesUnder('test', ['.ts']).filter((file) => !file.endsWith('project-text.test.ts')),
     ];
     const found: string[] = [];
