@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareFeedIds } from '../../src/ports/event-feed.js';
-import { type Backend, backends, buildTestApp, postSigned } from '../helpers/build-app.js';
-import { type FeedFrame, openFeed } from '../helpers/feed-client.js';
+import { type Backend, backends, postSigned } from '../helpers/build-app.js';
+import { type FeedFrame, listeningForFeed, openFeed } from '../helpers/feed-client.js';
+import { atFileEnd } from '../helpers/file-end.js';
 import { type RawConnection, rawConnect } from '../helpers/raw-http.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -16,24 +16,9 @@ import { waitFor } from '../helpers/wait-for.js';
  */
 
 const KEPT = 10_000;
-const closers: Array<() => Promise<void> | void> = [];
-afterAll(async () => {
-  for (const close of closers.splice(0)) await close();
-});
 
 async function listening(backend: Backend) {
-  const test = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
-  await test.app.listen({ port: 0, host: '127.0.0.1' });
-  const { REDIS_URL: url, REDIS_KEY_PREFIX: prefix } = test.env;
-  if (url && prefix) {
-    // Megabytes of test events: not left behind in the shared Redis.
-    closers.push(async () => {
-      const redis = new Redis(url);
-      await redis.del(`${prefix}feed:events`);
-      redis.disconnect();
-    });
-  }
-  return test.app;
+  return (await listeningForFeed(backend)).app;
 }
 
 function batchOf(count: number, namespace: string) {
@@ -64,7 +49,7 @@ async function publish(app: FastifyInstance, count: number, size: number): Promi
 async function stalledFeed(app: FastifyInstance): Promise<RawConnection> {
   const port = (app.server.address() as AddressInfo).port;
   const connection = await rawConnect(port);
-  closers.push(() => {
+  atFileEnd(() => {
     connection.socket.destroy();
   });
   connection.socket.write('GET /api/v1/events HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
@@ -81,7 +66,7 @@ describe.each(backends())('the live feed under bursts (%s)', (backend) => {
   it('a client reading as fast as it can receives every event of a 1,000-alert body and stays connected', async () => {
     const app = await listening(backend);
     const feed = await openFeed(app);
-    closers.push(() => feed.close());
+    atFileEnd(() => feed.close());
     expect(feed.response.status).toBe(200);
 
     const delivered = await postSigned(
@@ -163,7 +148,7 @@ describe.each(backends())('the live feed under bursts (%s)', (backend) => {
     const ids = await publish(app, KEPT + 500, 50);
     const oldestKept = ids[ids.length - KEPT]!;
     const resumed = await openFeed(app, { 'last-event-id': oldestKept });
-    closers.push(() => resumed.close());
+    atFileEnd(() => resumed.close());
     await waitFor(async () => (resumed.frames.length >= KEPT - 1 ? true : undefined), {
       what: 'the replay of 9,999 events',
     });

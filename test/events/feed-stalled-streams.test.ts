@@ -1,10 +1,11 @@
 import http, { type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compareFeedIds } from '../../src/ports/event-feed.js';
-import { type Backend, backends, buildTestApp } from '../helpers/build-app.js';
+import { type Backend, backends } from '../helpers/build-app.js';
+import { listeningForFeed } from '../helpers/feed-client.js';
+import { atFileEnd } from '../helpers/file-end.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
@@ -19,22 +20,8 @@ const STREAMS = 50;
 /** Per stream, what may wait in its response: well above the some 33 KiB the service lets wait. */
 const BUFFERED_CAP = 64 * 1024;
 
-const closers: Array<() => Promise<void> | void> = [];
-afterAll(async () => {
-  for (const close of closers.splice(0)) await close();
-});
-
 async function listening(backend: Backend) {
-  const test = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
-  await test.app.listen({ port: 0, host: '127.0.0.1' });
-  const { REDIS_URL: url, REDIS_KEY_PREFIX: prefix } = test.env;
-  if (url && prefix) {
-    closers.push(async () => {
-      const redis = new Redis(url);
-      await redis.del(`${prefix}feed:events`);
-      redis.disconnect();
-    });
-  }
+  const test = await listeningForFeed(backend);
   // The service's side of each stream, to see what waits in it for its client.
   const responses: ServerResponse[] = [];
   test.app.server.on('request', (request: http.IncomingMessage, response: ServerResponse) => {
@@ -72,7 +59,7 @@ async function stalledStream(port: number, localAddress: string, lastEventId: st
     headers: { 'last-event-id': lastEventId },
   });
   request.on('error', () => undefined);
-  closers.push(() => {
+  atFileEnd(() => {
     request.destroy();
   });
   const response = await new Promise<http.IncomingMessage>((resolve) =>

@@ -1,4 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { type Backend, buildTestApp, type TestApp } from './build-app.js';
+import { atFileEnd } from './file-end.js';
 
 export interface FeedFrame {
   id: string;
@@ -66,4 +69,22 @@ export async function openFeed(
       await reading;
     },
   };
+}
+
+/**
+ * An app listening on a loopback port for feed tests. On Redis, the feed's stream (megabytes
+ * of test events) is deleted when the file ends, not left in the shared Redis.
+ */
+export async function listeningForFeed(backend: Backend): Promise<TestApp> {
+  const test = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
+  await test.app.listen({ port: 0, host: '127.0.0.1' });
+  const { REDIS_URL: url, REDIS_KEY_PREFIX: prefix } = test.env;
+  if (url && prefix) {
+    atFileEnd(async () => {
+      const redis = new Redis(url);
+      await redis.del(`${prefix}feed:events`);
+      redis.disconnect();
+    });
+  }
+  return test;
 }
