@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createCardSender } from '../../src/features/cards/card-sender.js';
 import { analyzeIssue } from '../../src/features/errtracker/analyze-issue.js';
@@ -32,17 +33,7 @@ describe.each(backends())('a tracker analysis run again on %s', (backend) => {
     expect((await deliver(app, issueAlert(issueId))).json()).toMatchObject({
       status: 'accepted',
     });
-    const row = await waitFor(
-      async () => {
-        const job = await app.services.store.db
-          .selectFrom('outbox')
-          .select(['completed_at', 'payload'])
-          .where('job_id', 'like', `errtracker-${issueId}-%`)
-          .executeTakeFirst();
-        return job?.completed_at ? job : undefined;
-      },
-      { what: 'the first analysis run completing' },
-    );
+    const row = await firstRunCompleted(app, issueId);
     expect(commentsOn(tracker, issueId)).toHaveLength(1);
 
     // The job's handler once more, as a retry runs it.
@@ -69,17 +60,7 @@ describe.each(backends())('a tracker comment refused on %s', (backend) => {
     expect((await deliver(app, issueAlert(issueId))).json()).toMatchObject({
       status: 'accepted',
     });
-    const row = await waitFor(
-      async () => {
-        const job = await app.services.store.db
-          .selectFrom('outbox')
-          .select(['completed_at', 'payload'])
-          .where('job_id', 'like', `errtracker-${issueId}-%`)
-          .executeTakeFirst();
-        return job?.completed_at ? job : undefined;
-      },
-      { what: 'the first analysis run completing', timeoutMs: 20_000 },
-    );
+    const row = await firstRunCompleted(app, issueId);
     expect(commentsOn(tracker, issueId)).toHaveLength(UPSTREAM_RETRY.attempts);
     // The job's handler again, as retries run it: the second is refused too, the third posts.
     const runAgain = () =>
@@ -165,3 +146,18 @@ describe('a tracker comment cut off by kill -9', () => {
     expect(commentsOn(tracker, 'kill-mid-comment')).toHaveLength(2);
   });
 });
+
+/** The tracker issue's analysis job once its first run completed, with its payload. */
+function firstRunCompleted(app: FastifyInstance, issueId: string) {
+  return waitFor(
+    async () => {
+      const job = await app.services.store.db
+        .selectFrom('outbox')
+        .select(['completed_at', 'payload'])
+        .where('job_id', 'like', `errtracker-${issueId}-%`)
+        .executeTakeFirst();
+      return job?.completed_at ? job : undefined;
+    },
+    { what: 'the first analysis run completing', timeoutMs: 20_000 },
+  );
+}
