@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cardsOfApproval } from '../../src/features/cards/card-records.js';
 import {
   backends,
   buildTestApp,
@@ -214,11 +215,7 @@ describe.each(backends())('chat callbacks on %s', (backend) => {
     expect(sent!.body.reply_markup?.inline_keyboard ?? []).toEqual([]);
     expect(sent!.body.text).toContain(`❌ Rejected by tg_${WHITELISTED}`);
     expect(sent!.body.text).toMatch(/\nStatus: rejected$/);
-    const rows = await app.services.store.db
-      .selectFrom('chat_cards')
-      .select('nonce')
-      .where('approval_id', '=', card.approvalId)
-      .execute();
+    const rows = await cardsOfApproval(app.services.store.db, card.approvalId);
     expect(rows).toHaveLength(1);
   });
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
+import { cardsOfApproval } from '../../src/features/cards/card-records.js';
 import { INCIDENT_FOLLOW_UP_JOB } from '../../src/features/escalation/incident-followup.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { followUpCompleted, holdJobsInTransaction } from '../helpers/follow-up-jobs.js';
@@ -110,11 +111,7 @@ describe.each(backends())('a decision before the first card on %s', (backend) =>
       expect(sent[0]!.body.text).toContain(shown);
       expect(sent[0]!.body.text).toMatch(/Status: (approved|executing|executed|failed|rejected)/);
       // Its row records it: a follow-up run again sends nothing more.
-      const rows = await app.services.store.db
-        .selectFrom('chat_cards')
-        .select('message_id')
-        .where('approval_id', '=', held.approvalId)
-        .execute();
+      const rows = await cardsOfApproval(app.services.store.db, held.approvalId);
       expect(rows).toHaveLength(1);
       await tg.close();
     });
