@@ -25,16 +25,20 @@ describe('migrations racing another schema', () => {
       scanFailure('schema "t_other" does not exist'),
       scanFailure('column "project" of relation "external_event_fields" does not exist'),
       scanFailure('schema "t_third" does not exist'),
+      scanFailure('relation "t_fourth.tracker_comments" does not exist'),
       migrated,
     );
     expect(await retryingScanRaces(run.migrate, OURS)).toBe(migrated);
-    expect(run.calls()).toBe(4);
+    expect(run.calls()).toBe(5);
   });
 
   it('answer at once when our own schema is missing or a migration of ours failed', async () => {
     const missing = outcomes(scanFailure(`schema "${OURS}" does not exist`), migrated);
     expect((await retryingScanRaces(missing.migrate, OURS)).error).toBeDefined();
     expect(missing.calls()).toBe(1);
+    const ownRelation = outcomes(scanFailure(`relation "${OURS}.incidents" does not exist`));
+    expect((await retryingScanRaces(ownRelation.migrate, OURS)).error).toBeDefined();
+    expect(ownRelation.calls()).toBe(1);
 
     const ownFailure: MigrationResultSet = {
       error: new Error('column "x" of relation "y" does not exist'),

@@ -25,7 +25,7 @@ export async function runMigrations(
 /**
  * Kysely's migrator looks for its tables across every schema of the database; another
  * tenant's schema dropped or changed during that scan fails it ("schema … does not exist",
- * "column … of relation … does not exist"), though nothing of ours is wrong. Such a race
+ * "relation "other.table" does not exist", "column … of relation … does not exist"), though nothing of ours is wrong. Such a race
  * fails no migration of ours, and passes on a second look.
  */
 export async function retryingScanRaces(
@@ -53,6 +53,8 @@ function isSchemaScanRace(outcome: MigrationResultSet, schema: string | undefine
   }
   const vanished = /schema "([^"]+)" does not exist/.exec(error.message);
   if (vanished) return vanished[1] !== schema;
+  const relation = /relation "([^".]+)\.[^"]+" does not exist/.exec(error.message);
+  if (relation) return relation[1] !== schema;
   return /column "[^"]+" of relation "[^"]+" does not exist/.test(error.message);
 }
 
