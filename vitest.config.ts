@@ -100,6 +100,8 @@ const shared = {
 export default defineConfig({
   test: {
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    // The service's entry points bundled once for the suites that start it as a process.
+    globalSetup: ['test/setup/build-service.ts'],
     // Most suites wait on sockets, timers and databases rather than the CPU.
     maxWorkers: 4,
     // Started in this order: the longest files first, the quick ones filling in around them.

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type Config,
@@ -9,6 +8,7 @@ import {
   type DatabaseConfig,
   loadConfig,
 } from '../../src/config.js';
+import { serviceEntry } from '../helpers/service-entry.js';
 
 function problemOf(env: Record<string, string>): string {
   try {
@@ -207,7 +207,7 @@ describe('configuration (CONTRACT, Configuration)', () => {
   it('stops the start with one line naming the variable', () => {
     let output = '';
     try {
-      execFileSync(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
+      execFileSync(process.execPath, serviceEntry('server'), {
         env: { ...process.env, APP_ENV: 'production', DATABASE_URL: '', REDIS_URL: '' },
         stdio: 'pipe',
       });

@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/backends.js';
+import { serviceEntry } from '../helpers/service-entry.js';
 
 const dataDir = tempDir();
 let child: ChildProcess | undefined;
@@ -50,7 +51,7 @@ describe('the real entry point, stdout not a terminal', () => {
       DATA_DIR: dataDir,
       PORT: String(port),
     };
-    child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
+    child = spawn(process.execPath, serviceEntry('server'), {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { unsetSecrets } from '../../src/observability/unset-secrets.js';
 import { tempDir } from '../helpers/backends.js';
+import { serviceEntry } from '../helpers/service-entry.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const dirs: string[] = [];
@@ -37,7 +37,7 @@ async function startService(env: Record<string, string>) {
   const dataDir = tempDir();
   dirs.push(dataDir);
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server.ts')], {
+  const child = spawn(process.execPath, serviceEntry('server'), {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? dataDir,

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
 import { atFileEnd } from './file-end.js';
+import { serviceEntry } from './service-entry.js';
 
 export interface ServerProcessOptions {
   /** Started under `ulimit -n` of this many descriptors (soft and hard). */
@@ -15,7 +15,7 @@ export function startServerProcess(
   env: Record<string, string>,
   options: ServerProcessOptions = {},
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const node = [process.execPath, '--import', 'tsx', path.resolve('src/server.ts')];
+  const node = [process.execPath, ...serviceEntry('server')];
   const limit = options.descriptorLimit;
   // `exec`, so the child is the server itself and killing it kills the server.
   const [command, ...args] =

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTestApp, postSigned } from '../helpers/build-app.js';
+import { serviceEntry } from '../helpers/service-entry.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const children: ChildProcess[] = [];
@@ -12,7 +12,7 @@ afterAll(() => {
 describe('npm run consumer', () => {
   it('handles signals as its own process, sharing the embedded database with the service', async () => {
     const service = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
-    const consumer = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/consumer.ts')], {
+    const consumer = spawn(process.execPath, serviceEntry('consumer'), {
       env: { ...process.env, ...service.env, DATABASE_URL: '', REDIS_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
