@@ -6,7 +6,8 @@ const listing = process.argv[2] === 'list';
 
 /**
  * Suites that start processes of their own (the service, its CLIs, private PostgreSQL or
- * Redis, real peers) or kill them: each file in a fresh worker, as the process tests want.
+ * Redis, real peers) or kill them. They share one module graph per worker like the others
+ * (a fresh worker per file cost a sixth more CPU); what they start ends at file end.
  */
 const PROCESS = [
   'test/**/*.process.test.ts',
@@ -106,7 +107,7 @@ export default defineConfig({
     maxWorkers: 4,
     // Started in this order: the longest files first, the quick ones filling in around them.
     projects: [
-      { test: { ...shared, name: 'process', include: PROCESS, isolate: !listing } },
+      { test: { ...shared, name: 'process', include: PROCESS, isolate: false } },
       { test: { ...shared, name: 'browser', include: BROWSER, isolate: !listing } },
       { test: { ...shared, name: 'slow', include: SLOW, isolate: false } },
       {
