@@ -28,7 +28,9 @@ export const GENERATED_PATH = path.join(ROOT, GENERATED_FILE);
 type Method = 'get' | 'post';
 
 /** The responses the console reads: the name of each one's type, and the route answering it. */
-const CONSOLE_RESPONSES: ReadonlyArray<readonly [name: string, Method, path: string]> = [
+const CONSOLE_RESPONSES: ReadonlyArray<
+  readonly [name: string, Method, path: string, status?: string]
+> = [
   ['IncidentPage', 'get', '/api/v1/incidents'],
   ['IncidentCounts', 'get', '/api/v1/incidents/counts'],
   ['IncidentDetail', 'get', '/api/v1/incidents/{id}'],
@@ -50,6 +52,8 @@ const CONSOLE_RESPONSES: ReadonlyArray<readonly [name: string, Method, path: str
   ['TaskResult', 'get', '/api/v1/agents/result/{task_id}'],
   ['ReadbackCatalog', 'get', '/api/v1/readbacks'],
   ['PackageInventory', 'get', '/api/v1/agents/javascript-package-inventory'],
+  // Every error answer has this one shape; a 404 stands for them all.
+  ['ErrorBody', 'get', '/api/v1/incidents/{id}', '404'],
 ];
 
 const BANNER = `/**
@@ -84,13 +88,18 @@ function inline<T extends object>(part: T | ReferenceObject | undefined): T | un
   return part && !('$ref' in part) ? part : undefined;
 }
 
-function jsonResponse(document: OpenAPI3, method: Method, route: string): SchemaObject {
+function jsonResponse(
+  document: OpenAPI3,
+  method: Method,
+  route: string,
+  status = '200',
+): SchemaObject {
   const operation = inline(inline(document.paths?.[route])?.[method]);
-  const response = inline(operation?.responses?.['200']);
+  const response = inline(operation?.responses?.[status]);
   const schema = inline(response?.content?.['application/json']?.schema);
   // A response without an inline schema would give the console `unknown`: refuse instead.
   if (!schema)
-    throw new Error(`${method.toUpperCase()} ${route} declares no inline 200 JSON schema`);
+    throw new Error(`${method.toUpperCase()} ${route} declares no inline ${status} JSON schema`);
   return schema;
 }
 
@@ -100,9 +109,9 @@ function jsonResponse(document: OpenAPI3, method: Method, route: string): Schema
  */
 export function consoleDocument(document: OpenAPI3): OpenAPI3 {
   const schemas: Record<string, SchemaObject> = { ...document.components?.schemas };
-  for (const [name, method, route] of CONSOLE_RESPONSES) {
+  for (const [name, method, route, status] of CONSOLE_RESPONSES) {
     if (Object.hasOwn(schemas, name)) throw new Error(`${name} is a schema of the service too`);
-    schemas[name] = jsonResponse(document, method, route);
+    schemas[name] = jsonResponse(document, method, route, status);
   }
   return { openapi: document.openapi, info: document.info, paths: {}, components: { schemas } };
 }

@@ -1,16 +1,105 @@
 /**
- * The error catalog: every fixed `detail` string the service answers with, named once.
- * Routes throw an HttpError; the app's one error handler turns it into `{"detail": ...}`.
+ * The error catalog: every error the service answers with has a stable `code`, mapped here
+ * to its status once, and a `detail` for people. Routes throw an HttpError; the app's one
+ * error handler turns it into `{"detail": ..., "code": ...}`. Clients decide by `code`: the
+ * detail's wording may change, the code does not.
  */
+export const ERROR_STATUS = {
+  hmac_failed: 401,
+  signal_not_produced: 500,
+  signal_stream_unavailable: 503,
+  signal_backlog_full: 503,
+  invalid_json: 400,
+  bad_body: 400,
+  validation_failed: 422,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  unsupported_content_encoding: 415,
+  incident_not_found: 404,
+  approval_not_found: 404,
+  silence_not_found: 404,
+  heartbeat_not_found: 404,
+  external_event_not_found: 404,
+  task_not_found: 404,
+  route_not_found: 404,
+  database_unavailable: 503,
+  dependency_unavailable: 503,
+  operator_invalid: 401,
+  approval_already_decided: 409,
+  already_signed: 409,
+  already_processed: 409,
+  storage_full: 503,
+  internal: 500,
+  unauthorized: 401,
+  read_api_closed: 403,
+  chat_webhook_secret_invalid: 401,
+  chat_webhook_secret_missing: 401,
+  receiver_token_invalid: 401,
+  receiver_tokens_missing: 401,
+  analysis_busy: 429,
+  silence_invalid: 400,
+  bad_query: 400,
+  incident_already_acknowledged: 409,
+  incident_already_resolved: 409,
+  too_many_failed_credentials: 429,
+  unknown_host: 421,
+  nul_in_url: 400,
+  bad_url: 400,
+  path_segment_too_long: 414,
+  cross_site_refused: 403,
+  too_many_alerts: 413,
+  feed_full: 503,
+  feed_unavailable: 503,
+  shutting_down: 503,
+  bad_cursor: 422,
+  readback_not_found: 404,
+  readback_invalid: 500,
+  analysis_input_missing: 400,
+  tracker_signature_failed: 401,
+  tracker_delivery_failed: 500,
+  canary_unauthenticated: 401,
+  canary_not_recorded: 500,
+  test_push_in_prod: 403,
+  chat_api_failed: 502,
+  console_not_built: 503,
+  request_timeout: 408,
+  headers_too_large: 431,
+  malformed_request: 400,
+  /** A 4xx the web framework refused with before any route ran: its status is the framework's. */
+  request_refused: 400,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The body of every error answer. */
+export interface ErrorBody {
+  detail: string;
+  code: ErrorCode;
+}
+
 export class HttpError extends Error {
+  readonly statusCode: number;
+  /** Sent as `Retry-After` (seconds) when set. */
+  readonly retryAfterS?: number;
+
   constructor(
-    readonly statusCode: number,
+    readonly code: ErrorCode,
     readonly detail: string,
-    /** Sent as `Retry-After` (seconds) when set. */
-    readonly retryAfterS?: number,
+    options: {
+      /** Sent as `Retry-After` (seconds) when set. */
+      retryAfterS?: number;
+      /** Only for `request_refused`, whose status is the framework's. */
+      status?: number;
+    } = {},
   ) {
     super(detail);
     this.name = 'HttpError';
+    this.statusCode = options.status ?? ERROR_STATUS[code];
+    this.retryAfterS = options.retryAfterS;
+  }
+
+  get body(): ErrorBody {
+    return { detail: this.detail, code: this.code };
   }
 }
 
@@ -28,103 +117,164 @@ export const BODY_PROBLEMS = {
 /** How long a client is asked to wait when a dependency is down or hung: about a restart's. */
 export const UNAVAILABLE_RETRY_AFTER_S = 5;
 
+const retryLater = { retryAfterS: UNAVAILABLE_RETRY_AFTER_S };
+const signalFailure = (reason: string) => `Failed to produce signal: ${reason}`;
+
+/** What `errors.notFound` names, by the code it answers with. */
+const NOT_FOUND = {
+  incident_not_found: 'Incident',
+  approval_not_found: 'Approval',
+  silence_not_found: 'Silence',
+  heartbeat_not_found: 'Heartbeat',
+  external_event_not_found: 'External alert event',
+  task_not_found: 'Task',
+} as const;
+
 export const errors = {
   // spec, Authentication: "Rejection: HTTP 401, detail `HMAC verification failed: <reason>`"
-  hmacFailed: (reason: string) => new HttpError(401, `HMAC verification failed: ${reason}`),
+  hmacFailed: (reason: string) =>
+    new HttpError('hmac_failed', `HMAC verification failed: ${reason}`),
   // spec, Errors: signal webhook; CONTRACT, Under races, crashes and abuse: a 503 to retry
   // when the stream's dependency is down or hangs.
   signalNotProduced: (reason: string, dependencyDown = false) =>
-    new HttpError(
-      dependencyDown ? 503 : 500,
-      `Failed to produce signal: ${reason}`,
-      dependencyDown ? UNAVAILABLE_RETRY_AFTER_S : undefined,
-    ),
+    dependencyDown
+      ? new HttpError('signal_stream_unavailable', signalFailure(reason), retryLater)
+      : new HttpError('signal_not_produced', signalFailure(reason)),
   // CONTRACT, Signals under overload: refused rather than accepted and trimmed away unhandled
   signalBacklogFull: (count: number) =>
-    new HttpError(503, `Failed to produce signal: backlog full (${count} signals not yet handled)`),
-  invalidJson: (reason: string) => new HttpError(400, BODY_PROBLEMS.notJson(reason)),
+    new HttpError(
+      'signal_backlog_full',
+      signalFailure(`backlog full (${count} signals not yet handled)`),
+    ),
+  invalidJson: (reason: string) => new HttpError('invalid_json', BODY_PROBLEMS.notJson(reason)),
   /** CONTRACT, Bad input: `problem` is one of BODY_PROBLEMS. */
-  badBody: (problem: string) => new HttpError(400, problem),
-  validation: (detail: string) => new HttpError(422, detail),
+  badBody: (problem: string) => new HttpError('bad_body', problem),
+  validation: (detail: string) => new HttpError('validation_failed', detail),
   bodyTooLarge: (limitBytes: number) =>
-    new HttpError(413, `Request body is larger than the limit of ${limitBytes} bytes`),
+    new HttpError('body_too_large', `Request body is larger than the limit of ${limitBytes} bytes`),
   unsupportedMediaType: (type: string) =>
-    new HttpError(415, `Unsupported content type: ${type}; send application/json`),
+    new HttpError(
+      'unsupported_media_type',
+      `Unsupported content type: ${type}; send application/json`,
+    ),
   unsupportedContentEncoding: (coding: string) =>
     new HttpError(
-      415,
+      'unsupported_content_encoding',
       `Unsupported content encoding: ${coding.slice(0, 64)}; send the body uncompressed`,
     ),
-  notFound: (what: string, id: string) => new HttpError(404, `${what} not found: ${id}`),
+  notFound: (code: keyof typeof NOT_FOUND, id: string) =>
+    new HttpError(code, `${NOT_FOUND[code]} not found: ${id}`),
   routeNotFound: (method: string, url: string) =>
-    new HttpError(404, `No route for ${method} ${url}`),
-  databaseUnavailable: () => new HttpError(503, 'Database unavailable', UNAVAILABLE_RETRY_AFTER_S),
+    new HttpError('route_not_found', `No route for ${method} ${url}`),
+  databaseUnavailable: () =>
+    new HttpError('database_unavailable', 'Database unavailable', retryLater),
   // CONTRACT, Under races, crashes and abuse: `dependency` is `Redis`
   dependencyUnavailable: (dependency: string) =>
-    new HttpError(503, `${dependency} unavailable`, UNAVAILABLE_RETRY_AFTER_S),
+    new HttpError('dependency_unavailable', `${dependency} unavailable`, retryLater),
   // CONTRACT, Operator console: a decision from the page needs an operator of OPERATOR_KEYS
-  operatorInvalid: () => new HttpError(401, 'Invalid operator credentials'),
-  decisionRefused: (status: number, message: string) => new HttpError(status, message),
+  operatorInvalid: () => new HttpError('operator_invalid', 'Invalid operator credentials'),
+  // CONTRACT, Approvals: a decision refused, worded as the chat words it (GATEWAY_ERRORS)
+  decisionRefused: (
+    code:
+      | 'approval_not_found'
+      | 'approval_already_decided'
+      | 'already_signed'
+      | 'already_processed',
+    message: string,
+  ) => new HttpError(code, message),
   // Nothing of the request was recorded (its transaction rolled back); retry once space is freed.
   storageFull: () =>
-    new HttpError(503, 'Database storage is full: nothing was recorded, retry once space is freed'),
+    new HttpError(
+      'storage_full',
+      'Database storage is full: nothing was recorded, retry once space is freed',
+    ),
   /** An error nothing else names: its text stays in the log. */
-  internal: () => new HttpError(500, 'Internal server error'),
+  internal: () => new HttpError('internal', 'Internal server error'),
   // CONTRACT, Access
-  unauthorized: () => new HttpError(401, 'Unauthorized'),
-  readApiClosed: () => new HttpError(403, 'Set CONSOLE_TOKEN to use the read API in prod'),
-  chatWebhookSecretInvalid: () => new HttpError(401, 'Invalid chat webhook secret token'),
-  chatWebhookSecretMissing: () => new HttpError(401, 'Chat webhook secret is not configured'),
+  unauthorized: () => new HttpError('unauthorized', 'Unauthorized'),
+  readApiClosed: () =>
+    new HttpError('read_api_closed', 'Set CONSOLE_TOKEN to use the read API in prod'),
+  chatWebhookSecretInvalid: () =>
+    new HttpError('chat_webhook_secret_invalid', 'Invalid chat webhook secret token'),
+  chatWebhookSecretMissing: () =>
+    new HttpError('chat_webhook_secret_missing', 'Chat webhook secret is not configured'),
   // CONTRACT, Native receivers
-  receiverTokenInvalid: () => new HttpError(401, 'Invalid receiver token'),
-  receiverTokensMissing: () => new HttpError(401, 'Receiver tokens are not configured'),
-  analysisBusy: () => new HttpError(429, 'Too many analysis tasks in progress'),
+  receiverTokenInvalid: () => new HttpError('receiver_token_invalid', 'Invalid receiver token'),
+  receiverTokensMissing: () =>
+    new HttpError('receiver_tokens_missing', 'Receiver tokens are not configured'),
+  analysisBusy: () => new HttpError('analysis_busy', 'Too many analysis tasks in progress'),
   // CONTRACT, Silences: Alertmanager answers a refused silence with 400; `problem` is one of
   // SILENCE_PROBLEMS, a matcher's regex error, or a body validation sentence.
-  silenceInvalid: (problem: string) => new HttpError(400, problem),
+  silenceInvalid: (problem: string) => new HttpError('silence_invalid', problem),
   // CONTRACT, Operator console: a list filter the console sends (status, severity, q, since,
   // until, order, ids) with a bad value is a 400; `problem` is one of QUERY_PROBLEMS.
-  badQuery: (problem: string) => new HttpError(400, problem),
+  badQuery: (problem: string) => new HttpError('bad_query', problem),
   // CONTRACT, Incident lifecycle
-  incidentAlreadyAcknowledged: () => new HttpError(409, 'Incident already acknowledged'),
-  incidentAlreadyResolved: () => new HttpError(409, 'Incident already resolved'),
+  incidentAlreadyAcknowledged: () =>
+    new HttpError('incident_already_acknowledged', 'Incident already acknowledged'),
+  incidentAlreadyResolved: () =>
+    new HttpError('incident_already_resolved', 'Incident already resolved'),
   // CONTRACT, Hostile clients
   tooManyFailedCredentials: () =>
-    new HttpError(429, 'Too many failed credentials from this address; retry later'),
-  unknownHost: (host: string) => new HttpError(421, `Unknown host: ${host.slice(0, 256)}`),
-  nulInUrl: () => new HttpError(400, 'The URL holds a NUL character (%00)'),
-  badUrl: () => new HttpError(400, 'The URL holds a malformed percent-encoding'),
+    new HttpError(
+      'too_many_failed_credentials',
+      'Too many failed credentials from this address; retry later',
+    ),
+  unknownHost: (host: string) =>
+    new HttpError('unknown_host', `Unknown host: ${host.slice(0, 256)}`),
+  nulInUrl: () => new HttpError('nul_in_url', 'The URL holds a NUL character (%00)'),
+  badUrl: () => new HttpError('bad_url', 'The URL holds a malformed percent-encoding'),
   pathSegmentTooLong: (limit: number) =>
-    new HttpError(414, `A path segment is longer than the limit (${limit})`),
+    new HttpError('path_segment_too_long', `A path segment is longer than the limit (${limit})`),
   // CONTRACT, Under races, crashes and abuse (Cross-site requests)
-  crossSiteRefused: () => new HttpError(403, 'Cross-site request refused'),
+  crossSiteRefused: () => new HttpError('cross_site_refused', 'Cross-site request refused'),
   tooManyAlerts: (count: number, limit: number) =>
-    new HttpError(413, `Too many alerts in one body: ${count} (limit ${limit})`),
-  feedFull: () => new HttpError(503, 'Too many live feed streams open; retry later'),
+    new HttpError('too_many_alerts', `Too many alerts in one body: ${count} (limit ${limit})`),
+  feedFull: () => new HttpError('feed_full', 'Too many live feed streams open; retry later'),
   // CONTRACT, Under races, crashes and abuse: the feed's Redis is down or hangs
-  feedUnavailable: () => new HttpError(503, 'Event feed unavailable', UNAVAILABLE_RETRY_AFTER_S),
+  feedUnavailable: () => new HttpError('feed_unavailable', 'Event feed unavailable', retryLater),
   // A request that reaches a replica after its shutdown began: another replica (or this one,
   // restarted) takes the retry.
-  shuttingDown: () => new HttpError(503, 'The service is shutting down; retry the request'),
-  badCursor: () => new HttpError(422, 'cursor is not a cursor this service issued'),
+  shuttingDown: () =>
+    new HttpError('shutting_down', 'The service is shutting down; retry the request'),
+  badCursor: () => new HttpError('bad_cursor', 'cursor is not a cursor this service issued'),
   // CONTRACT, Readbacks: E-SNAP. The 500 names the readback; the package inventory, derived
   // from files the operator owns, also says which file and why.
-  readbackNotFound: (name: string) => new HttpError(404, `Readback data not found: ${name}`),
+  readbackNotFound: (name: string) =>
+    new HttpError('readback_not_found', `Readback data not found: ${name}`),
   readbackInvalid: (name: string, reason?: string) =>
-    new HttpError(500, `Invalid readback data: ${name}${reason ? `: ${reason}` : ''}`),
+    new HttpError(
+      'readback_invalid',
+      `Invalid readback data: ${name}${reason ? `: ${reason}` : ''}`,
+    ),
   // spec, Errors: "400 POST /agents/analyze: neither incident_id nor severity with affected_services"
   analysisInputMissing: () =>
-    new HttpError(400, 'Provide incident_id, or severity with affected_services'),
+    new HttpError(
+      'analysis_input_missing',
+      'Provide incident_id, or severity with affected_services',
+    ),
   // spec, `POST /webhooks/errtracker/error`: the signature's 401 names one of
   // TRACKER_SIGNATURE_REASONS; "any unexpected error returns 500 with the error text as detail".
-  trackerSignatureFailed: (reason: string) => new HttpError(401, reason),
-  trackerDeliveryFailed: (text: string) => new HttpError(500, text),
+  trackerSignatureFailed: (reason: string) => new HttpError('tracker_signature_failed', reason),
+  trackerDeliveryFailed: (text: string) => new HttpError('tracker_delivery_failed', text),
   // CONTRACT, Error-tracker canaries
-  canaryUnauthenticated: () => new HttpError(401, 'Canary requires operator authentication'),
-  canaryNotRecorded: () => new HttpError(500, 'errtracker upstream canary was not recorded'),
+  canaryUnauthenticated: () =>
+    new HttpError('canary_unauthenticated', 'Canary requires operator authentication'),
+  canaryNotRecorded: () =>
+    new HttpError('canary_not_recorded', 'errtracker upstream canary was not recorded'),
   // spec, Test push
-  testPushInProd: () => new HttpError(403, 'Test push is disabled in production'),
-  chatApiFailed: (reason: string) => new HttpError(502, GATEWAY_ERRORS.chatApiFailed(reason)),
+  testPushInProd: () => new HttpError('test_push_in_prod', 'Test push is disabled in production'),
+  chatApiFailed: (reason: string) =>
+    new HttpError('chat_api_failed', GATEWAY_ERRORS.chatApiFailed(reason)),
+  consoleNotBuilt: () =>
+    new HttpError('console_not_built', 'The console is not built: run npm run build:console'),
+  // What Node refuses before Fastify sees the request (http/server-limits.ts).
+  requestTimeout: () => new HttpError('request_timeout', 'Request not received in time'),
+  headersTooLarge: () => new HttpError('headers_too_large', 'Request headers are too large'),
+  malformedRequest: () => new HttpError('malformed_request', 'Malformed request'),
+  /** A 4xx of the web framework's own, with its message and status. */
+  requestRefused: (status: number, message: string) =>
+    new HttpError('request_refused', message, { status }),
 } as const;
 
 /** CONTRACT, Silences: "Validation, as Alertmanager's", worded after its messages. */

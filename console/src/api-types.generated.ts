@@ -679,6 +679,75 @@ export interface components {
         destructive_operation_allowed: false;
       };
     };
+    ErrorBody: {
+      detail: string;
+      /**
+       * @description Stable: clients decide by it; the detail is for people.
+       * @enum {string}
+       */
+      code:
+        | 'hmac_failed'
+        | 'signal_not_produced'
+        | 'signal_stream_unavailable'
+        | 'signal_backlog_full'
+        | 'invalid_json'
+        | 'bad_body'
+        | 'validation_failed'
+        | 'body_too_large'
+        | 'unsupported_media_type'
+        | 'unsupported_content_encoding'
+        | 'incident_not_found'
+        | 'approval_not_found'
+        | 'silence_not_found'
+        | 'heartbeat_not_found'
+        | 'external_event_not_found'
+        | 'task_not_found'
+        | 'route_not_found'
+        | 'database_unavailable'
+        | 'dependency_unavailable'
+        | 'operator_invalid'
+        | 'approval_already_decided'
+        | 'already_signed'
+        | 'already_processed'
+        | 'storage_full'
+        | 'internal'
+        | 'unauthorized'
+        | 'read_api_closed'
+        | 'chat_webhook_secret_invalid'
+        | 'chat_webhook_secret_missing'
+        | 'receiver_token_invalid'
+        | 'receiver_tokens_missing'
+        | 'analysis_busy'
+        | 'silence_invalid'
+        | 'bad_query'
+        | 'incident_already_acknowledged'
+        | 'incident_already_resolved'
+        | 'too_many_failed_credentials'
+        | 'unknown_host'
+        | 'nul_in_url'
+        | 'bad_url'
+        | 'path_segment_too_long'
+        | 'cross_site_refused'
+        | 'too_many_alerts'
+        | 'feed_full'
+        | 'feed_unavailable'
+        | 'shutting_down'
+        | 'bad_cursor'
+        | 'readback_not_found'
+        | 'readback_invalid'
+        | 'analysis_input_missing'
+        | 'tracker_signature_failed'
+        | 'tracker_delivery_failed'
+        | 'canary_unauthenticated'
+        | 'canary_not_recorded'
+        | 'test_push_in_prod'
+        | 'chat_api_failed'
+        | 'console_not_built'
+        | 'request_timeout'
+        | 'headers_too_large'
+        | 'malformed_request'
+        | 'request_refused';
+    };
   };
   responses: never;
   parameters: never;
@@ -707,5 +776,6 @@ export type TaskStatus = components['schemas']['TaskStatus'];
 export type TaskResult = components['schemas']['TaskResult'];
 export type ReadbackCatalog = components['schemas']['ReadbackCatalog'];
 export type PackageInventory = components['schemas']['PackageInventory'];
+export type ErrorBody = components['schemas']['ErrorBody'];
 export type $defs = Record<string, never>;
 export type operations = Record<string, never>;

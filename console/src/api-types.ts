@@ -38,6 +38,11 @@ export type {
   TaskResult,
 } from './api-types.generated.js';
 
+import type { ErrorBody } from './api-types.generated.js';
+
+/** The stable code of an error answer: what the console decides by, never its detail. */
+export type ErrorCode = ErrorBody['code'];
+
 /** An incident as listed; the detail (`GET /incidents/{id}`) has these fields and more. */
 export type Incident = IncidentPage['items'][number];
 

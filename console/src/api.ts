@@ -1,10 +1,10 @@
 /** Talking to the service: the console token, the operator, and JSON calls. */
+import type { ErrorCode } from './api-types';
 
 const TOKEN_KEY = 'console-token';
 const OPERATOR_KEY = 'console-operator';
 
 export type AccessState = 'open' | 'needs-token' | 'prod-closed';
-export const PROD_CLOSED_DETAIL = 'Set CONSOLE_TOKEN to use the read API in prod';
 
 type Listener = () => void;
 
@@ -68,30 +68,39 @@ export function authHeaders(): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
+/** A refused call: the service's words for people (`detail`) and its stable `code`. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
+    readonly code: ErrorCode | undefined,
   ) {
     super(detail);
   }
 }
 
 /** Any answer of the service may say the token is missing or the read API is closed. */
-export function noteAccess(status: number, detail: string) {
-  if (status === 401 && detail !== 'Invalid operator credentials') access.set('needs-token');
-  if (status === 403 && detail === PROD_CLOSED_DETAIL) access.set('prod-closed');
+export function noteAccess(status: number, code: ErrorCode | undefined) {
+  if (status === 401 && code !== 'operator_invalid') access.set('needs-token');
+  if (status === 403 && code === 'read_api_closed') access.set('prod-closed');
 }
 
-async function detailOf(response: Response): Promise<string> {
+/** An error answer's code, or undefined when the body is not the service's error shape. */
+export function errorCodeOf(body: unknown): ErrorCode | undefined {
+  const code = (body as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? (code as ErrorCode) : undefined;
+}
+
+async function problemOf(response: Response): Promise<{ detail: string; code?: ErrorCode }> {
   try {
     const body = (await response.json()) as { detail?: unknown; message?: unknown };
-    if (typeof body.detail === 'string') return body.detail;
-    if (typeof body.message === 'string') return body.message;
+    const code = errorCodeOf(body);
+    if (typeof body.detail === 'string') return { detail: body.detail, code };
+    if (typeof body.message === 'string') return { detail: body.message, code };
   } catch {
     // not JSON
   }
-  return `${response.status} ${response.statusText}`;
+  return { detail: `${response.status} ${response.statusText}` };
 }
 
 export async function api<T>(
@@ -109,9 +118,9 @@ export async function api<T>(
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   });
   if (!response.ok) {
-    const detail = await detailOf(response);
-    noteAccess(response.status, detail);
-    throw new ApiError(response.status, detail);
+    const problem = await problemOf(response);
+    noteAccess(response.status, problem.code);
+    throw new ApiError(response.status, problem.detail, problem.code);
   }
   // Alertmanager's API answers an expired silence with 200 and an empty body.
   const text = await response.text();

@@ -42,7 +42,7 @@ export function Decide({
         if (decision === 'reject') return { ok: true, text: answer.message, status: answer.status };
         return { ok: true, text: approveAnswerText(answer.status, signatures, before) };
       } catch (reason) {
-        const explained = reason instanceof ApiError ? alreadySignedText(reason.detail) : null;
+        const explained = reason instanceof ApiError ? alreadySignedText(reason) : null;
         if (explained) return { ok: false, text: explained };
         throw reason;
       }

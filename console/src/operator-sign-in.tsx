@@ -10,7 +10,7 @@ export function operatorHeaders(signedIn: Operator): Record<string, string> {
 
 /** A refused key signs the operator out, so that the form asks again instead of failing on. */
 export function forgetRefusedOperator(reason: unknown) {
-  if (reason instanceof ApiError && reason.detail === 'Invalid operator credentials') {
+  if (reason instanceof ApiError && reason.code === 'operator_invalid') {
     setOperator(null);
   }
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, authHeaders, noteAccess } from './api';
-import type { CatalogRow, ReadbackCatalog } from './api-types';
+import { api, authHeaders, errorCodeOf, noteAccess } from './api';
+import type { CatalogRow, ErrorCode, ReadbackCatalog } from './api-types';
 import { JsonText, Outside } from './outside';
 import { SCENE_READBACK } from './scene';
 import { Loading, useLoad } from './views-common';
@@ -136,15 +136,15 @@ async function loadServed(name: string): Promise<Served> {
   });
   const raw = await response.text();
   let text = raw;
-  let detail = '';
+  let code: ErrorCode | undefined;
   try {
-    const parsed = JSON.parse(raw) as { detail?: string };
+    const parsed: unknown = JSON.parse(raw);
     text = JSON.stringify(parsed, null, 2);
-    detail = parsed.detail ?? '';
+    code = errorCodeOf(parsed);
   } catch {
     // shown as served
   }
-  if (!response.ok) noteAccess(response.status, detail);
+  if (!response.ok) noteAccess(response.status, code);
   return { status: response.status, etag: response.headers.get('etag'), text };
 }
 

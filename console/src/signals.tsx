@@ -30,7 +30,7 @@ export function gaugeValue(text: string, name: string): number | null {
 async function loadBacklog(): Promise<Backlog> {
   const response = await fetch('/metrics', { headers: { accept: 'text/plain', ...authHeaders() } });
   if (!response.ok) {
-    noteAccess(response.status, '');
+    noteAccess(response.status, undefined);
     throw new Error(`/metrics answered ${response.status}`);
   }
   const text = await response.text();

@@ -47,13 +47,14 @@ export function approveAnswerText(
 const ALREADY_SIGNED = /^Already signed by (.+)$/;
 
 /**
- * The service refuses a second signature by the same person (409 `Already signed by <actor>`):
- * say that it already counts and that a different operator must sign. Null for other details.
+ * The service refuses a second signature by the same person (409 `already_signed`, detail
+ * `Already signed by <actor>`): say that it already counts and that a different operator
+ * must sign. Null for other refusals.
  */
-export function alreadySignedText(detail: string): string | null {
-  const match = ALREADY_SIGNED.exec(detail);
-  if (!match) return null;
-  return `Already signed by ${match[1]}: your signature counts once. A different operator must sign to approve.`;
+export function alreadySignedText(refusal: { code?: string; detail: string }): string | null {
+  if (refusal.code !== 'already_signed') return null;
+  const signer = ALREADY_SIGNED.exec(refusal.detail)?.[1] ?? 'you';
+  return `Already signed by ${signer}: your signature counts once. A different operator must sign to approve.`;
 }
 
 /** An approval as the page reads it: the signature fields may be absent from older answers. */

@@ -1,5 +1,5 @@
-import { authHeaders, noteAccess, Watched } from './api';
-import type { FeedEvent } from './api-types';
+import { authHeaders, errorCodeOf, noteAccess, Watched } from './api';
+import type { ErrorCode, FeedEvent } from './api-types';
 import { slicedQueue } from './feed-queue';
 import { readSse, type SseMessage } from './sse-reader';
 
@@ -41,13 +41,13 @@ export function openStream(options: StreamOptions): { stop(): void } {
           return;
         }
         if (!response.ok || !response.body) {
-          let detail = '';
+          let code: ErrorCode | undefined;
           try {
-            detail = ((await response.json()) as { detail?: string }).detail ?? '';
+            code = errorCodeOf(await response.json());
           } catch {
             // not JSON
           }
-          noteAccess(response.status, detail);
+          noteAccess(response.status, code);
           if (response.status === 401 || response.status === 403) {
             setState('stopped');
             return;

@@ -49,7 +49,7 @@ export function describeValidationIssue(context: string, issue: ValidationIssue)
   }
 }
 
-/** Maps Fastify's own error codes to our `{"detail"}` bodies and statuses. */
+/** Maps Fastify's own error codes to our `{"detail", "code"}` bodies and statuses. */
 function toHttpError(
   error: FastifyError,
   bodyLimitBytes: number,
@@ -72,7 +72,7 @@ function toHttpError(
   }
   if (error instanceof SyntaxError) return errors.invalidJson(error.message);
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-    return new HttpError(error.statusCode, error.message);
+    return errors.requestRefused(error.statusCode, error.message);
   }
   return undefined;
 }
@@ -101,7 +101,7 @@ export function answerFrameworkError(
         ? errors.badUrl()
         : errors.internal();
   // No hook runs for these: the headers every answer carries are set here.
-  reply.headers(API_SECURITY_HEADERS).status(known.statusCode).send({ detail: known.detail });
+  reply.headers(API_SECURITY_HEADERS).status(known.statusCode).send(known.body);
 }
 
 /** How long a client is asked to wait after the database ran out of disk space. */
@@ -124,23 +124,23 @@ export function registerErrorHandler(
           ? { failure: errors.dependencyUnavailable(error.dependency) }
           : undefined;
     if (dependency) {
-      const { detail, statusCode, retryAfterS } = dependency.failure;
-      request.log.error({ err: error }, detail);
-      reply.header('retry-after', String(dependency.retryAfterS ?? retryAfterS));
-      return reply.status(statusCode).send({ detail });
+      const { failure } = dependency;
+      request.log.error({ err: error }, failure.detail);
+      reply.header('retry-after', String(dependency.retryAfterS ?? failure.retryAfterS));
+      return reply.status(failure.statusCode).send(failure.body);
     }
     const known = toHttpError(error, options.bodyLimitBytes, request.headers['content-type']);
     if (known) {
       if (known.statusCode >= 500) request.log.error({ err: error }, known.detail);
       if (known.retryAfterS !== undefined) reply.header('retry-after', String(known.retryAfterS));
-      return reply.status(known.statusCode).send({ detail: known.detail });
+      return reply.status(known.statusCode).send(known.body);
     }
     request.log.error({ err: error }, 'unhandled error');
-    const { detail, statusCode } = errors.internal();
-    return reply.status(statusCode).send({ detail });
+    const failure = errors.internal();
+    return reply.status(failure.statusCode).send(failure.body);
   });
   app.setNotFoundHandler((request, reply) => {
-    const { detail, statusCode } = errors.routeNotFound(request.method, request.url.split('?')[0]!);
-    return reply.status(statusCode).send({ detail });
+    const failure = errors.routeNotFound(request.method, request.url.split('?')[0]!);
+    return reply.status(failure.statusCode).send(failure.body);
   });
 }

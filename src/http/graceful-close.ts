@@ -9,9 +9,9 @@ const SHUTTING_DOWN_RETRY_AFTER_S = 1;
 const SHUTTING_DOWN = errors.shuttingDown();
 /**
  * Serialized here: an object would go through the route's serializer for a 503, and a route
- * that declares its own 503 shape (`/readyz`) would fail on `{detail}` and answer 500.
+ * that declares its own 503 shape (`/readyz`) would fail on `{detail, code}` and answer 500.
  */
-const SHUTTING_DOWN_BODY = JSON.stringify({ detail: SHUTTING_DOWN.detail });
+const SHUTTING_DOWN_BODY = JSON.stringify(SHUTTING_DOWN.body);
 
 /**
  * What `app.close()` needs beyond Fastify's own: handlers whose client went away still

@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyHttpOptions } from 'fastify';
 import type { Config } from '../config.js';
+import { errors, type HttpError } from '../errors.js';
 
 /** CONTRACT, Hostile clients: headers get 10 s, or REQUEST_TIMEOUT_MS if that is shorter. */
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -34,23 +35,23 @@ export function connectionDeadlines(config: Limits): Partial<FastifyHttpOptions<
   };
 }
 
-const CLIENT_ERRORS: Record<string, { status: number; detail: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'Request not received in time' },
-  HPE_HEADER_OVERFLOW: { status: 431, detail: 'Request headers are too large' },
+const CLIENT_ERRORS: Record<string, () => HttpError> = {
+  ERR_HTTP_REQUEST_TIMEOUT: errors.requestTimeout,
+  HPE_HEADER_OVERFLOW: errors.headersTooLarge,
 };
 
 /**
  * A request Node refused before Fastify saw it (a deadline passed, headers too large, bytes
- * that are not HTTP): answered in the contract's `{"detail"}` shape when an answer can
+ * that are not HTTP): answered in the contract's `{"detail", "code"}` shape when an answer can
  * still be written, and the connection closed.
  */
 function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const known = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, detail: 'Malformed request' };
-  const body = JSON.stringify({ detail: known.detail });
+  const known = (CLIENT_ERRORS[error.code ?? ''] ?? errors.malformedRequest)();
+  const body = JSON.stringify(known.body);
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${known.status} ${http.STATUS_CODES[known.status]}\r\n` +
+      `HTTP/1.1 ${known.statusCode} ${http.STATUS_CODES[known.statusCode]}\r\n` +
         'Content-Type: application/json\r\n' +
         // CONTRACT, Bad input: every answer carries these two, this one written by hand too.
         'X-Content-Type-Options: nosniff\r\n' +

@@ -188,7 +188,10 @@ describe.each(backends())('analysis stream (%s)', (backend) => {
     controller.abort();
     const missing = await fetch(streamUrl(base, 'task-nope'));
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ detail: 'Task not found: task-nope' });
+    expect(await missing.json()).toEqual({
+      detail: 'Task not found: task-nope',
+      code: 'task_not_found',
+    });
   });
 
   it('resumes after Last-Event-ID, and a client with every event gets 204', async () => {

@@ -46,6 +46,7 @@ describe('deep analysis requests (CONTRACT, Bad input)', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({
+      code: 'bad_body',
       detail: 'Request body nests arrays and objects deeper than 64 levels',
     });
   });
@@ -73,7 +74,10 @@ describe('analysis admission (CONTRACT, Access)', () => {
     expect(admitted).toHaveLength(3);
     expect(refused).toHaveLength(5);
     for (const answer of refused) {
-      expect(answer.json()).toEqual({ detail: 'Too many analysis tasks in progress' });
+      expect(answer.json()).toEqual({
+        detail: 'Too many analysis tasks in progress',
+        code: 'analysis_busy',
+      });
       expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
     }
     model.release();

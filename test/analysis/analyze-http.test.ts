@@ -163,7 +163,10 @@ describe.each(backends())('POST /agents/analyze and the task readbacks (%s)', (b
 });
 
 describe('analysis errors', () => {
-  const missing = { detail: 'Provide incident_id, or severity with affected_services' };
+  const missing = {
+    detail: 'Provide incident_id, or severity with affected_services',
+    code: 'analysis_input_missing',
+  };
 
   it.each<[string, unknown]>([
     ['an empty body', {}],
@@ -198,11 +201,17 @@ describe('analysis errors', () => {
     const { app } = await buildTestApp({ env: { SIGNAL_CONSUMER: 'false' } });
     const incident = await analyze(app, { incident_id: 'inc-missing' });
     expect(incident.statusCode).toBe(404);
-    expect(incident.json()).toEqual({ detail: 'Incident not found: inc-missing' });
+    expect(incident.json()).toEqual({
+      detail: 'Incident not found: inc-missing',
+      code: 'incident_not_found',
+    });
     for (const path of ['status', 'result', 'stream']) {
       const response = await app.inject(`/api/v1/agents/${path}/task-missing`);
       expect(response.statusCode).toBe(404);
-      expect(response.json()).toEqual({ detail: 'Task not found: task-missing' });
+      expect(response.json()).toEqual({
+        detail: 'Task not found: task-missing',
+        code: 'task_not_found',
+      });
     }
   });
 });

@@ -91,12 +91,15 @@ describe.each(backends())('GET /agents/tasks on %s', (backend) => {
     expect(await list('incident_id=inc-none')).toEqual({ items: [], next_cursor: null });
     const bad = await app.inject({ url: '/api/v1/agents/tasks?cursor=nonsense', headers: AUTH });
     expect(bad.statusCode).toBe(422);
-    expect(bad.json()).toEqual({ detail: 'cursor is not a cursor this service issued' });
+    expect(bad.json()).toEqual({
+      detail: 'cursor is not a cursor this service issued',
+      code: 'bad_cursor',
+    });
   });
 
   it('is read API: the console token guards it', async () => {
     const refused = await app.inject('/api/v1/agents/tasks');
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toEqual({ detail: 'Unauthorized' });
+    expect(refused.json()).toEqual({ detail: 'Unauthorized', code: 'unauthorized' });
   });
 });

@@ -180,7 +180,7 @@ describe.each(backends())('approvals as the console reads them on %s', (backend)
   ])('answers %s with a 400', async (query, detail) => {
     const response = await app.inject(`/api/v1/approvals?${query}`);
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ detail });
+    expect(response.json()).toEqual({ detail, code: 'bad_query' });
   });
 
   it('documents ids and the new fields', async () => {

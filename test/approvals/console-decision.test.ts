@@ -91,7 +91,10 @@ describe('decisions from the console', () => {
     // CONTRACT, Approvals: the same signer again changes nothing.
     const again = await decide(app, card.approvalId, 'approve', alice);
     expect(again.statusCode).toBe(409);
-    expect(again.json()).toEqual({ detail: 'Already signed by console_alice' });
+    expect(again.json()).toEqual({
+      detail: 'Already signed by console_alice',
+      code: 'already_signed',
+    });
     expect((await app.inject(`/api/v1/approvals/${card.approvalId}`)).json()).toMatchObject({
       status: 'pending',
     });
@@ -120,7 +123,10 @@ describe('decisions from the console', () => {
     for (const headers of attempts) {
       const response = await decide(app, created.approval_id, 'approve', headers);
       expect(response.statusCode).toBe(401);
-      expect(response.json()).toEqual({ detail: 'Invalid operator credentials' });
+      expect(response.json()).toEqual({
+        detail: 'Invalid operator credentials',
+        code: 'operator_invalid',
+      });
     }
     const approval = (await app.inject(`/api/v1/approvals/${created.approval_id}`)).json();
     expect(approval).toMatchObject({ status: 'pending', decisions: [] });
@@ -129,6 +135,7 @@ describe('decisions from the console', () => {
     const missing = await decide(app, '00000000-0000-4000-8000-000000000000', 'reject', alice);
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({
+      code: 'approval_not_found',
       detail: 'Approval not found: 00000000-0000-4000-8000-000000000000',
     });
   });
@@ -139,6 +146,6 @@ describe('decisions from the console', () => {
     });
     const response = await decide(app, 'any', 'approve', alice);
     expect(response.statusCode).toBe(401);
-    expect(response.json()).toEqual({ detail: 'Unauthorized' });
+    expect(response.json()).toEqual({ detail: 'Unauthorized', code: 'unauthorized' });
   });
 });

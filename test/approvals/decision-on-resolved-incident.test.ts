@@ -47,7 +47,10 @@ describe.each(backends())('a decision on the approval of a resolved incident on 
         payload: { decision },
       });
       expect(response.statusCode).toBe(409);
-      expect(response.json()).toMatchObject({ detail: 'Approval already expired' });
+      expect(response.json()).toMatchObject({
+        detail: 'Approval already expired',
+        code: 'approval_already_decided',
+      });
       expect((await findApproval(app.services.store.db, card.approvalId))?.status).toBe('expired');
       const decisions = await decisionsOf(app.services.store.db, card.approvalId);
       expect(decisions.map((row) => [row.decision, row.actor, row.to_status])).toEqual([

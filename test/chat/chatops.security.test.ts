@@ -63,7 +63,10 @@ describe('chat webhook secret (CONTRACT, Access)', () => {
       headers,
     );
     expect(forged.statusCode).toBe(401);
-    expect(forged.json()).toEqual({ detail: 'Invalid chat webhook secret token' });
+    expect(forged.json()).toEqual({
+      detail: 'Invalid chat webhook secret token',
+      code: 'chat_webhook_secret_invalid',
+    });
     expect((await approvalOf(card.approvalId)).status).toBe('pending');
     // The nonce is still unused: the real chat can still decide with it.
     const real = await deliver(app, `approve:${card.approvalId}:${card.nonce}`, WHITELISTED, {
@@ -136,7 +139,10 @@ describe('chat webhook without a secret', () => {
     const { app } = await buildTestApp({ env: chatEnv(tg, { APP_ENV: 'prod' }) });
     const response = await deliver(app, 'approve:any:0123456789abcdef', WHITELISTED);
     expect(response.statusCode).toBe(401);
-    expect(response.json()).toEqual({ detail: 'Chat webhook secret is not configured' });
+    expect(response.json()).toEqual({
+      detail: 'Chat webhook secret is not configured',
+      code: 'chat_webhook_secret_missing',
+    });
   });
 
   it('prod with the secret takes authenticated deliveries', async () => {

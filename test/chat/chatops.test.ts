@@ -50,7 +50,10 @@ describe('POST /chatops/test-push', () => {
       payload: { approval_id: 'x' },
     });
     expect(response.statusCode).toBe(403);
-    expect(response.json()).toEqual({ detail: 'Test push is disabled in production' });
+    expect(response.json()).toEqual({
+      detail: 'Test push is disabled in production',
+      code: 'test_push_in_prod',
+    });
   });
 
   it.each(['development', 'test', 'staging'])('works in %s', async (appEnv) => {
@@ -72,7 +75,10 @@ describe('POST /chatops/test-push', () => {
       payload: { approval_id: 'x' },
     });
     expect(response.statusCode).toBe(502);
-    expect(response.json()).toEqual({ detail: 'Chat API error: Bad Request: chat not found' });
+    expect(response.json()).toEqual({
+      detail: 'Chat API error: Bad Request: chat not found',
+      code: 'chat_api_failed',
+    });
   });
 
   it('is 422 without an approval id', async () => {
@@ -83,7 +89,10 @@ describe('POST /chatops/test-push', () => {
       payload: {},
     });
     expect(response.statusCode).toBe(422);
-    expect(response.json()).toEqual({ detail: 'body.approval_id is required' });
+    expect(response.json()).toEqual({
+      detail: 'body.approval_id is required',
+      code: 'validation_failed',
+    });
   });
 });
 

@@ -36,6 +36,7 @@ describe('console routes', () => {
       const answer = await app.inject(url);
       expect(answer.statusCode).toBe(503);
       expect(answer.json()).toEqual({
+        code: 'console_not_built',
         detail: 'The console is not built: run npm run build:console',
       });
     }

@@ -50,11 +50,19 @@ describe('signer wording', () => {
     expect(approveAnswerText('approved', medium)).toBe('Approved: the approval is now approved.');
   });
 
-  it('explains a second signature by the same operator', () => {
-    expect(alreadySignedText('Already signed by console_alice')).toBe(
+  it('explains a second signature by the same operator, told by its code', () => {
+    expect(
+      alreadySignedText({ code: 'already_signed', detail: 'Already signed by console_alice' }),
+    ).toBe(
       'Already signed by console_alice: your signature counts once. A different operator must sign to approve.',
     );
-    expect(alreadySignedText('Approval already expired')).toBeNull();
+    expect(
+      alreadySignedText({ code: 'approval_already_decided', detail: 'Approval already expired' }),
+    ).toBeNull();
+    // The wording may change; the code decides.
+    expect(
+      alreadySignedText({ code: 'approval_already_decided', detail: 'Already signed by x' }),
+    ).toBeNull();
   });
 
   it('reads the signatures from the service, else from the decisions', () => {

@@ -62,12 +62,18 @@ describe.each(backends())('error-tracker webhook on %s', (backend) => {
   it('checks the signature of the raw body (step 3)', async () => {
     const missing = await deliver(app, issueAlert('sig-1'));
     expect(missing.statusCode).toBe(401);
-    expect(missing.json()).toEqual({ detail: 'Missing errtracker-hook-signature header' });
+    expect(missing.json()).toEqual({
+      detail: 'Missing errtracker-hook-signature header',
+      code: 'tracker_signature_failed',
+    });
     const wrong = await deliver(app, issueAlert('sig-1'), {
       headers: { 'errtracker-hook-signature': 'abc' },
     });
     expect(wrong.statusCode).toBe(401);
-    expect(wrong.json()).toEqual({ detail: 'Invalid errtracker-hook-signature' });
+    expect(wrong.json()).toEqual({
+      detail: 'Invalid errtracker-hook-signature',
+      code: 'tracker_signature_failed',
+    });
     const good = await deliver(app, issueAlert('sig-1'), { secret: SECRET });
     expect(good.statusCode).toBe(200);
   });
@@ -248,7 +254,10 @@ describe.each(backends())('error-tracker webhook on %s', (backend) => {
       for (const headers of attempts) {
         const response = await deliver(app, issueAlert('platform-canary-x'), { headers });
         expect(response.statusCode).toBe(401);
-        expect(response.json()).toEqual({ detail: 'Canary requires operator authentication' });
+        expect(response.json()).toEqual({
+          detail: 'Canary requires operator authentication',
+          code: 'canary_unauthenticated',
+        });
       }
     });
 
@@ -394,7 +403,10 @@ describe('error-tracker webhook failures', () => {
     const { app } = await buildTestApp({ env: { APP_ENV: 'prod', SIGNAL_CONSUMER: 'false' } });
     const response = await deliver(app, issueAlert('prod-1'));
     expect(response.statusCode).toBe(401);
-    expect(response.json()).toEqual({ detail: 'Errtracker client secret is not configured' });
+    expect(response.json()).toEqual({
+      detail: 'Errtracker client secret is not configured',
+      code: 'tracker_signature_failed',
+    });
   });
 
   it('skips verification outside prod without a secret', async () => {
@@ -419,7 +431,10 @@ describe('error-tracker webhook failures', () => {
       headers: { 'x-operator-id': 'a', 'x-operator-key': 'k' },
     });
     expect(response.statusCode).toBe(500);
-    expect(response.json()).toEqual({ detail: 'errtracker upstream canary was not recorded' });
+    expect(response.json()).toEqual({
+      detail: 'errtracker upstream canary was not recorded',
+      code: 'canary_not_recorded',
+    });
   });
 
   it('answers 500 with the error text on an unexpected failure (step 8)', async () => {

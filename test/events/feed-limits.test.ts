@@ -40,7 +40,10 @@ describe('feed caps', () => {
     expect(refused.response.headers.get('retry-after')).toMatch(/^\d+$/);
     const answer = await app.inject({ method: 'GET', url: '/api/v1/events' });
     expect(answer.statusCode).toBe(503);
-    expect(answer.json()).toEqual({ detail: 'Too many live feed streams open; retry later' });
+    expect(answer.json()).toEqual({
+      detail: 'Too many live feed streams open; retry later',
+      code: 'feed_full',
+    });
     await open[0]!.close();
     let admitted = await feedFrom(app);
     for (let tries = 0; admitted.response.status !== 200 && tries < 50; tries++) {

@@ -12,6 +12,7 @@ describe('HTTP basics', () => {
     const response = await postSigned(app, '/api/v1/webhooks/alerts', big);
     expect(response.statusCode).toBe(413);
     expect(response.json()).toEqual({
+      code: 'body_too_large',
       detail: 'Request body is larger than the limit of 1048576 bytes',
     });
   });
@@ -29,7 +30,10 @@ describe('HTTP basics', () => {
   it('answers an unknown route with 404 and a detail', async () => {
     const response = await app.inject('/api/v1/nowhere?x=1');
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ detail: 'No route for GET /api/v1/nowhere' });
+    expect(response.json()).toEqual({
+      detail: 'No route for GET /api/v1/nowhere',
+      code: 'route_not_found',
+    });
   });
 
   it('serves Prometheus metrics with the spec counters and request durations by route', async () => {
@@ -88,7 +92,7 @@ describe('console token (CONTRACT, Access)', () => {
     async (url) => {
       expect((await app.inject(url)).statusCode).toBe(401);
       const wrong = await app.inject({ url, headers: { authorization: 'Bearer nope' } });
-      expect(wrong.json()).toEqual({ detail: 'Unauthorized' });
+      expect(wrong.json()).toEqual({ detail: 'Unauthorized', code: 'unauthorized' });
       const ok = await app.inject({ url, headers: { authorization: 'Bearer let-me-in' } });
       expect(ok.statusCode).toBe(200);
     },

@@ -23,7 +23,10 @@ describe.each(backends())('a NUL in the URL on %s', (backend) => {
   ])('%s answers 400 with a detail', async (url) => {
     const response = await app.inject(url);
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ detail: 'The URL holds a NUL character (%00)' });
+    expect(response.json()).toEqual({
+      detail: 'The URL holds a NUL character (%00)',
+      code: 'nul_in_url',
+    });
   });
 
   it('leaves other percent-escapes alone', async () => {

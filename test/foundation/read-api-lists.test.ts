@@ -127,7 +127,10 @@ describe.each(backends())('read API lists on %s', (backend) => {
     )('%s?limit=%s is a 422 naming the field', async (url, limit) => {
       const response = await app.inject(`${url}?limit=${encodeURIComponent(limit)}`);
       expect(response.statusCode).toBe(422);
-      expect(response.json()).toEqual({ detail: 'querystring.limit must be of type integer' });
+      expect(response.json()).toEqual({
+        detail: 'querystring.limit must be of type integer',
+        code: 'validation_failed',
+      });
     });
 
     it.each(LISTS)('%s still takes limits from 1 to 200', async (url) => {
@@ -135,7 +138,10 @@ describe.each(backends())('read API lists on %s', (backend) => {
         expect((await app.inject(`${url}?limit=${limit}`)).statusCode).toBe(200);
       }
       const over = await app.inject(`${url}?limit=201`);
-      expect(over.json()).toEqual({ detail: 'querystring.limit must be <= 200' });
+      expect(over.json()).toEqual({
+        detail: 'querystring.limit must be <= 200',
+        code: 'validation_failed',
+      });
     });
   });
 
@@ -165,7 +171,10 @@ describe.each(backends())('read API lists on %s', (backend) => {
     it('answers 404 for an unknown event', async () => {
       const response = await app.inject('/api/v1/external-alert-events/nope');
       expect(response.statusCode).toBe(404);
-      expect(response.json()).toEqual({ detail: 'External alert event not found: nope' });
+      expect(response.json()).toEqual({
+        detail: 'External alert event not found: nope',
+        code: 'external_event_not_found',
+      });
     });
 
     it('keeps a page of 200 bulky events small', async () => {

@@ -33,7 +33,10 @@ describe('read API in prod without CONSOLE_TOKEN (CONTRACT, Access)', () => {
   it.each(READ_API)('$method $url answers 403 naming the setting', async (route) => {
     const response = await app.inject({ method: route.method, url: route.url });
     expect(response.statusCode).toBe(403);
-    expect(response.json()).toEqual({ detail: 'Set CONSOLE_TOKEN to use the read API in prod' });
+    expect(response.json()).toEqual({
+      detail: 'Set CONSOLE_TOKEN to use the read API in prod',
+      code: 'read_api_closed',
+    });
   });
 
   it.each([

@@ -28,7 +28,10 @@ describe('heartbeats in prod', () => {
       url: '/api/v1/heartbeats/nightly-backup',
     });
     expect(deleted.statusCode).toBe(403);
-    expect(deleted.json()).toEqual({ detail: 'Set CONSOLE_TOKEN to use the read API in prod' });
+    expect(deleted.json()).toEqual({
+      detail: 'Set CONSOLE_TOKEN to use the read API in prod',
+      code: 'read_api_closed',
+    });
     await first.app.close();
 
     const token = 'prod-console-token-0123456789abcdef';

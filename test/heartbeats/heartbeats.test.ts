@@ -126,7 +126,10 @@ describe.each(backends())('heartbeats on %s', (backend) => {
       headers: auth,
     });
     expect(again.statusCode).toBe(404);
-    expect(again.json()).toEqual({ detail: 'Heartbeat not found: gone' });
+    expect(again.json()).toEqual({
+      detail: 'Heartbeat not found: gone',
+      code: 'heartbeat_not_found',
+    });
     expect((await app.inject({ url: '/api/v1/heartbeats', headers: auth })).json().items).toEqual(
       [],
     );

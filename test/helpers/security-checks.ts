@@ -74,7 +74,7 @@ export function describeConsoleTokenGuard(
       it.each(refusals)(`${route.method} ${route.url} refuses %s`, async (_what, send) => {
         const response = await send(route);
         expect(response.statusCode).toBe(401);
-        expect(response.json()).toEqual({ detail: 'Unauthorized' });
+        expect(response.json()).toEqual({ detail: 'Unauthorized', code: 'unauthorized' });
         expect(response.headers['www-authenticate']).toBe('Bearer');
       });
       it.each(['Bearer', 'bearer', 'BEARER'])(

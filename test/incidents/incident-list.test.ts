@@ -127,7 +127,10 @@ describe.each(backends())('GET /incidents filters and orders on %s', (backend) =
     ]) {
       const response = await app.inject(url);
       expect(response.statusCode).toBe(422);
-      expect(response.json()).toEqual({ detail: 'cursor is not a cursor this service issued' });
+      expect(response.json()).toEqual({
+        detail: 'cursor is not a cursor this service issued',
+        code: 'bad_cursor',
+      });
     }
   });
 

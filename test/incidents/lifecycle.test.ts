@@ -47,7 +47,10 @@ describe.each(backends())('the incident lifecycle on %s', (backend) => {
     expect(acked.json().acknowledged_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     const again = await act(app, created.incident_id, 'acknowledge');
     expect(again.statusCode).toBe(409);
-    expect(again.json()).toEqual({ detail: 'Incident already acknowledged' });
+    expect(again.json()).toEqual({
+      detail: 'Incident already acknowledged',
+      code: 'incident_already_acknowledged',
+    });
 
     const resolved = await act(app, created.incident_id, 'resolve');
     expect(resolved.json()).toMatchObject({ status: 'resolved', resolved_by: 'console_alice' });
@@ -59,7 +62,10 @@ describe.each(backends())('the incident lifecycle on %s', (backend) => {
     for (const action of ['acknowledge', 'resolve']) {
       const late = await act(app, created.incident_id, action);
       expect(late.statusCode).toBe(409);
-      expect(late.json()).toEqual({ detail: 'Incident already resolved' });
+      expect(late.json()).toEqual({
+        detail: 'Incident already resolved',
+        code: 'incident_already_resolved',
+      });
     }
     expect((await act(app, 'inc-none', 'resolve')).json()).toEqual({
       detail: 'Incident not found: inc-none',
@@ -69,7 +75,10 @@ describe.each(backends())('the incident lifecycle on %s', (backend) => {
       'x-operator-key': 'wrong-key',
     });
     expect(stranger.statusCode).toBe(401);
-    expect(stranger.json()).toEqual({ detail: 'Invalid operator credentials' });
+    expect(stranger.json()).toEqual({
+      detail: 'Invalid operator credentials',
+      code: 'operator_invalid',
+    });
 
     const list = await app.inject('/api/v1/incidents?status=resolved');
     expect(list.json().items.map((item: { id: string }) => item.id)).toEqual([created.incident_id]);
@@ -103,7 +112,10 @@ describe.each(backends())('the incident lifecycle on %s', (backend) => {
       payload: { decision: 'approve' },
     });
     expect(decision.statusCode).toBe(409);
-    expect(decision.json()).toEqual({ detail: 'Approval already expired' });
+    expect(decision.json()).toEqual({
+      detail: 'Approval already expired',
+      code: 'approval_already_decided',
+    });
 
     const nothing = await postSigned(
       app,

@@ -78,7 +78,10 @@ describe.each(backends())('a resolve killed half-way on %s', (backend) => {
       payload: { decision: 'approve' },
     });
     expect(decision.statusCode).toBe(409);
-    expect(decision.json()).toMatchObject({ detail: 'Approval already expired' });
+    expect(decision.json()).toMatchObject({
+      detail: 'Approval already expired',
+      code: 'approval_already_decided',
+    });
   });
 
   it('refuses to approve the approval of a resolved incident, and expires it', async () => {
@@ -97,7 +100,10 @@ describe.each(backends())('a resolve killed half-way on %s', (backend) => {
       payload: { decision: 'approve' },
     });
     expect(decision.statusCode).toBe(409);
-    expect(decision.json()).toMatchObject({ detail: 'Approval already expired' });
+    expect(decision.json()).toMatchObject({
+      detail: 'Approval already expired',
+      code: 'approval_already_decided',
+    });
     expect((await findApproval(app.services.store.db, created.approval_id))?.status).toBe(
       'expired',
     );

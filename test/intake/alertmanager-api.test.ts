@@ -57,7 +57,7 @@ describe.each(backends())("Alertmanager's alerts API on %s", (backend) => {
     ] as const) {
       const answer = await post(app, payload);
       expect(answer.statusCode).toBe(400);
-      expect(answer.json()).toEqual({ detail });
+      expect(answer.json()).toEqual({ detail, code: 'bad_body' });
     }
     const anonymous = await app.inject({ method: 'POST', url: URL, payload: [] });
     expect(anonymous.statusCode).toBe(401);

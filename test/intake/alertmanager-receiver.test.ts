@@ -140,7 +140,10 @@ describe.each(backends())('POST /webhooks/alertmanager on %s', (backend) => {
   ])('refuses %s with 401 "Invalid receiver token" and records nothing', async (_, auth) => {
     const response = await deliver(app, alertmanagerBatch('Refused', 'refused'), auth);
     expect(response.statusCode).toBe(401);
-    expect(response.json()).toEqual({ detail: 'Invalid receiver token' });
+    expect(response.json()).toEqual({
+      detail: 'Invalid receiver token',
+      code: 'receiver_token_invalid',
+    });
     expect(response.headers['www-authenticate']).toBe('Bearer');
     expect(await incidentsIn('refused')).toEqual([]);
   });
@@ -148,7 +151,10 @@ describe.each(backends())('POST /webhooks/alertmanager on %s', (backend) => {
   it('checks the token before the body: an unauthenticated bad body is still a 401', async () => {
     const response = await deliver(app, '{"alerts": [', 'Bearer wrong');
     expect(response.statusCode).toBe(401);
-    expect(response.json()).toEqual({ detail: 'Invalid receiver token' });
+    expect(response.json()).toEqual({
+      detail: 'Invalid receiver token',
+      code: 'receiver_token_invalid',
+    });
   });
 
   it("takes Grafana's webhook body from its documentation: one incident per firing alert", async () => {
@@ -238,6 +244,7 @@ describe.each(backends())('POST /webhooks/alertmanager on %s', (backend) => {
     });
     expect(gzipped.statusCode).toBe(415);
     expect(gzipped.json()).toEqual({
+      code: 'unsupported_content_encoding',
       detail: 'Unsupported content encoding: gzip; send the body uncompressed',
     });
     expect(await incidentsIn('encoding')).toHaveLength(0);
@@ -281,7 +288,10 @@ describe('POST /webhooks/alertmanager without RECEIVER_TOKENS', () => {
     for (const auth of [undefined, 'Bearer anything']) {
       const response = await deliver(app, alertmanagerBatch('Unconfigured'), auth);
       expect(response.statusCode).toBe(401);
-      expect(response.json()).toEqual({ detail: 'Receiver tokens are not configured' });
+      expect(response.json()).toEqual({
+        detail: 'Receiver tokens are not configured',
+        code: 'receiver_tokens_missing',
+      });
       expect(response.headers['www-authenticate']).toBe('Bearer');
     }
   });
@@ -301,6 +311,9 @@ describe('POST /webhooks/alertmanager without RECEIVER_TOKENS', () => {
       env: { APP_ENV: 'prod', RECEIVER_TOKENS: ' , ', SIGNAL_CONSUMER: 'false' },
     });
     const response = await deliver(app, alertmanagerBatch('Commas'), 'Bearer ,');
-    expect(response.json()).toEqual({ detail: 'Receiver tokens are not configured' });
+    expect(response.json()).toEqual({
+      detail: 'Receiver tokens are not configured',
+      code: 'receiver_tokens_missing',
+    });
   });
 });

@@ -289,7 +289,10 @@ describe.each(backends())('alert webhook on %s', (backend) => {
     expect(pending.items.every((a: { status: string }) => a.status === 'pending')).toBe(true);
     const missing = await app.inject('/api/v1/approvals/nope');
     expect(missing.statusCode).toBe(404);
-    expect(missing.json()).toEqual({ detail: 'Approval not found: nope' });
+    expect(missing.json()).toEqual({
+      detail: 'Approval not found: nope',
+      code: 'approval_not_found',
+    });
     const badStatus = await app.inject('/api/v1/approvals?status=maybe');
     expect(badStatus.statusCode).toBe(422);
     expect(badStatus.json().detail).toMatch(/querystring\.status/);

@@ -29,7 +29,10 @@ describe('signed webhooks refuse bodies that cannot be read safely (CONTRACT, Ba
       const before = (await app.inject('/api/v1/incidents')).json().items.length;
       const response = await signedBuffer(app, url, body);
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toEqual({ detail: 'Request body is not valid UTF-8' });
+      expect(response.json()).toEqual({
+        detail: 'Request body is not valid UTF-8',
+        code: 'bad_body',
+      });
       expect((await app.inject('/api/v1/incidents')).json().items.length).toBe(before);
     },
   );
@@ -42,6 +45,7 @@ describe('signed webhooks refuse bodies that cannot be read safely (CONTRACT, Ba
         const response = await postSigned(app, url, body, SECRET);
         expect(response.statusCode).toBe(400);
         expect(response.json()).toEqual({
+          code: 'bad_body',
           detail: 'Request body nests arrays and objects deeper than 64 levels',
         });
       }
@@ -102,7 +106,7 @@ describe('signed webhooks refuse bodies that cannot be read safely (CONTRACT, Ba
   ])('a flat alert with an over-long %s is a 422 naming the field', async (_what, body, detail) => {
     const response = await postSigned(app, '/api/v1/webhooks/alerts', body, SECRET);
     expect(response.statusCode).toBe(422);
-    expect(response.json()).toEqual({ detail });
+    expect(response.json()).toEqual({ detail, code: 'validation_failed' });
   });
 
   it('1024 characters are accepted', async () => {
@@ -144,7 +148,7 @@ describe('signed webhooks refuse bodies that cannot be read safely (CONTRACT, Ba
   ])('a signal with an over-long %s is a 422 naming the field', async (_what, body, detail) => {
     const response = await postSigned(app, '/api/v1/webhooks/signals', body, SECRET);
     expect(response.statusCode).toBe(422);
-    expect(response.json()).toEqual({ detail });
+    expect(response.json()).toEqual({ detail, code: 'validation_failed' });
   });
 
   it('an Alertmanager batch with an over-long label key or alert name is a 422', async () => {

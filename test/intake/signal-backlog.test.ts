@@ -48,6 +48,7 @@ describe.each(backends())('signals under overload on %s', (backend) => {
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect(refused.json()).toEqual({
+      code: 'signal_backlog_full',
       detail: 'Failed to produce signal: backlog full (10000 signals not yet handled)',
     });
     const fullLines = () =>

@@ -81,7 +81,10 @@ describe.each(backends())('signal webhook on %s', (backend) => {
     const forged = Buffer.from('c1:not-an-id').toString('base64url');
     const bad = await app.inject(`/api/v1/signals?cursor=${forged}`);
     expect(bad.statusCode).toBe(422);
-    expect(bad.json()).toEqual({ detail: 'cursor is not a cursor this service issued' });
+    expect(bad.json()).toEqual({
+      detail: 'cursor is not a cursor this service issued',
+      code: 'bad_cursor',
+    });
   });
 });
 

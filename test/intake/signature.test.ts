@@ -26,6 +26,7 @@ describe('signed webhooks (spec, Authentication)', () => {
       const missing = await postSigned(app, url, body);
       expect(missing.statusCode).toBe(401);
       expect(missing.json()).toEqual({
+        code: 'hmac_failed',
         detail: 'HMAC verification failed: Missing X-Signature-256 header',
       });
       const format = await postSigned(app, url, body, undefined, { 'x-signature-256': 'md5=abc' });

@@ -43,6 +43,7 @@ describe('GET /agents/javascript-package-inventory', () => {
     const response = await live.app.inject(URL);
     expect(response.statusCode).toBe(404);
     expect(response.json()).toEqual({
+      code: 'readback_not_found',
       detail: 'Readback data not found: javascript-package-inventory',
     });
   });

@@ -96,7 +96,10 @@ describe('walking every committed path', () => {
       removeDoc(dir, name);
       const absent = await app.inject(url);
       expect(absent.statusCode).toBe(404);
-      expect(absent.json()).toEqual({ detail: `Readback data not found: ${name}` });
+      expect(absent.json()).toEqual({
+        detail: `Readback data not found: ${name}`,
+        code: 'readback_not_found',
+      });
 
       // odd spacing and key order: RAW must send these bytes, not a re-serialization
       const text = `{ "topology" : ${JSON.stringify(TOPOLOGY)},\n  "name":"${name}" }\n`;
@@ -119,7 +122,10 @@ describe('walking every committed path', () => {
         writeDoc(dir, name, invalid);
         const answer = await app.inject(url);
         expect(answer.statusCode).toBe(500);
-        expect(answer.json()).toEqual({ detail: `Invalid readback data: ${name}` });
+        expect(answer.json()).toEqual({
+          detail: `Invalid readback data: ${name}`,
+          code: 'readback_invalid',
+        });
       }
     },
   );
@@ -133,6 +139,7 @@ describe('walking every committed path', () => {
     );
     writeDoc(dir, name, { other: 1 });
     expect((await app.inject(`${AGENTS}/${name}`)).json()).toEqual({
+      code: 'readback_invalid',
       detail: `Invalid readback data: ${name}`,
     });
     writeDoc(dir, name, { board: ['ok'] });
@@ -192,14 +199,20 @@ describe('walking every live and POST path', () => {
       const absent = await inject('empty', entry, bodyFor(name));
       if ((entry.errors as readonly number[]).includes(404)) {
         expect(absent.statusCode).toBe(404);
-        expect(absent.json()).toEqual({ detail: `Readback data not found: ${name}` });
+        expect(absent.json()).toEqual({
+          detail: `Readback data not found: ${name}`,
+          code: 'readback_not_found',
+        });
       } else {
         expect(absent.statusCode).toBe(200);
       }
       if ((entry.errors as readonly number[]).some((status) => status === 500 || status === 422)) {
         const broken = await inject('invalid', entry, bodyFor(name));
         expect(broken.statusCode).toBe(500);
-        expect(broken.json()).toEqual({ detail: `Invalid readback data: ${name}` });
+        expect(broken.json()).toEqual({
+          detail: `Invalid readback data: ${name}`,
+          code: 'readback_invalid',
+        });
       }
       const present = await inject('examples', entry, bodyFor(name));
       expect(present.statusCode).toBe(200);

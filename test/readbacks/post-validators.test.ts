@@ -123,7 +123,7 @@ describe.each(backends())('POST readbacks on %s', (backend) => {
         ...change,
       });
       expect(answer.statusCode).toBe(422);
-      expect(answer.json()).toEqual({ detail });
+      expect(answer.json()).toEqual({ detail, code: 'validation_failed' });
     });
 
     it('checks the action against the committed preflight when there is one', async () => {
@@ -133,6 +133,7 @@ describe.each(backends())('POST readbacks on %s', (backend) => {
       });
       const answer = await post('imgstore-registry-controlled-recovery-receipt', receipt);
       expect(answer.json()).toEqual({
+        code: 'validation_failed',
         detail: "body.action_id must be one of the preflight's action candidates: gc-blobs",
       });
     });
@@ -141,6 +142,7 @@ describe.each(backends())('POST readbacks on %s', (backend) => {
   describe('the vcshost validators', () => {
     it('owner response preflight: 404 without its contract, then validates only', async () => {
       expect((await post('vcshost-target-owner-response-intake-preflight', {})).json()).toEqual({
+        code: 'readback_not_found',
         detail: 'Readback data not found: vcshost-target-owner-response-intake-preflight',
       });
       writeDoc(dir, 'vcshost-target-owner-response-intake-preflight', {

@@ -188,6 +188,7 @@ describe('the overlay over HTTP', () => {
     const { writeDoc } = await import('./readback-helpers.js');
     writeDoc(broken, 'platform-priority-work-order-readback', { summary: 'not an object' });
     expect((await app.inject(URL)).json()).toEqual({
+      code: 'readback_invalid',
       detail: 'Invalid readback data: platform-priority-work-order-readback',
     });
   });

@@ -54,6 +54,7 @@ describe('deep bodies on the validating POSTs (CONTRACT, Bad input)', () => {
       });
       expect(response.statusCode).toBe(400);
       expect(response.json()).toEqual({
+        code: 'bad_body',
         detail: 'Request body nests arrays and objects deeper than 64 levels',
       });
     },
@@ -71,7 +72,10 @@ describe('deep bodies on the validating POSTs (CONTRACT, Bad input)', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ detail: 'Request body is not valid UTF-8' });
+    expect(response.json()).toEqual({
+      detail: 'Request body is not valid UTF-8',
+      code: 'bad_body',
+    });
   });
 });
 

@@ -192,6 +192,7 @@ describe('runtime control, scene, source health and gitserver gates over HTTP', 
     writeDoc(dir, 'agent-autonomous-runtime-control', { policy: 'everything' });
     for (const name of ['agent-autonomous-runtime-control', 'agentcore-live-ops-scene-state']) {
       expect((await app.inject(`${AGENTS}/${name}`)).json()).toEqual({
+        code: 'readback_invalid',
         detail: `Invalid readback data: ${name}`,
       });
     }

@@ -64,7 +64,10 @@ describe.runIf(storeKinds().includes('postgres'))(
             postSigned(test.app, '/api/v1/webhooks/signals', SIGNAL),
           );
           expect(refused.statusCode).toBe(503);
-          expect(refused.json()).toEqual({ detail: 'Failed to produce signal: Redis unavailable' });
+          expect(refused.json()).toEqual({
+            detail: 'Failed to produce signal: Redis unavailable',
+            code: 'signal_stream_unavailable',
+          });
           expect(refused.headers['retry-after']).toBe('5');
           expect(ms).toBeLessThanOrEqual(ANSWER_BOUND_MS);
         }
@@ -129,7 +132,10 @@ describe.runIf(storeKinds().includes('postgres'))(
       try {
         const { value: refused, ms } = await timed(() => test.app.inject('/api/v1/events'));
         expect(refused.statusCode).toBe(503);
-        expect(refused.json()).toEqual({ detail: 'Event feed unavailable' });
+        expect(refused.json()).toEqual({
+          detail: 'Event feed unavailable',
+          code: 'feed_unavailable',
+        });
         expect(refused.headers['retry-after']).toBe('5');
         expect(ms).toBeLessThanOrEqual(ANSWER_BOUND_MS);
       } finally {

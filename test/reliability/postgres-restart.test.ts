@@ -99,7 +99,10 @@ describe.skipIf(!postgresBinDir())('PostgreSQL connections closed by the server'
     // A request that needs the database says so, and when to come back.
     const refused = await test.app.inject('/api/v1/incidents');
     expect(refused.statusCode).toBe(503);
-    expect(refused.json()).toEqual({ detail: 'Database unavailable' });
+    expect(refused.json()).toEqual({
+      detail: 'Database unavailable',
+      code: 'database_unavailable',
+    });
     expect(refused.headers['retry-after']).toBe('5');
 
     await server.start();

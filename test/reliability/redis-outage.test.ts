@@ -6,7 +6,10 @@ import { waitFor } from '../helpers/wait-for.js';
 
 const SIGNALS = '/api/v1/webhooks/signals';
 const SIGNAL = { source: 'grafana', alert_name: 'HighLatency', target: 'api' };
-const UNAVAILABLE = { detail: 'Failed to produce signal: Redis unavailable' };
+const UNAVAILABLE = {
+  detail: 'Failed to produce signal: Redis unavailable',
+  code: 'signal_stream_unavailable',
+};
 /** CONTRACT, Under races, crashes and abuse: 503 within 2 s, plus room for a loaded machine. */
 const BOUND_MS = 3000;
 

@@ -75,7 +75,10 @@ describe.each(backends())('failed credentials on %s, throttled per kind', (backe
     expect(right.json()).toEqual({ id: 'alice' });
     const wrong = await me(test, 'nope');
     expect(wrong.statusCode).toBe(401);
-    expect(wrong.json()).toEqual({ detail: 'Invalid operator credentials' });
+    expect(wrong.json()).toEqual({
+      detail: 'Invalid operator credentials',
+      code: 'operator_invalid',
+    });
   });
 
   it('after 10 wrong keys for alice from one address, routes taking her key answer it 429, even with the right key', async () => {

@@ -86,7 +86,10 @@ describe('cross-site requests', () => {
       ...(route.payload ? { payload: route.payload } : {}),
     });
     expect(answer.statusCode, answer.body).toBe(403);
-    expect(answer.json()).toEqual({ detail: 'Cross-site request refused' });
+    expect(answer.json()).toEqual({
+      detail: 'Cross-site request refused',
+      code: 'cross_site_refused',
+    });
   });
 
   it('left no trace of the refused requests', async () => {
@@ -185,7 +188,10 @@ describe('cross-site requests behind a proxy that rewrites Host', () => {
       headers: { ...FROM_PROXY, origin: 'https://evil.example' },
     });
     expect(answer.statusCode, answer.body).toBe(403);
-    expect(answer.json()).toEqual({ detail: 'Cross-site request refused' });
+    expect(answer.json()).toEqual({
+      detail: 'Cross-site request refused',
+      code: 'cross_site_refused',
+    });
   });
 
   it('from anyone else, X-Forwarded-Host is not read: the Origin is compared with Host', async () => {
@@ -196,6 +202,9 @@ describe('cross-site requests behind a proxy that rewrites Host', () => {
       headers: FROM_PROXY,
     });
     expect(answer.statusCode, answer.body).toBe(403);
-    expect(answer.json()).toEqual({ detail: 'Cross-site request refused' });
+    expect(answer.json()).toEqual({
+      detail: 'Cross-site request refused',
+      code: 'cross_site_refused',
+    });
   });
 });

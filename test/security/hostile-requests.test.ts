@@ -91,7 +91,10 @@ describe('DNS rebinding', () => {
     const test = await buildTestApp();
     const answer = await get(test, 'rebound.attacker.example:8080');
     expect(answer.statusCode).toBe(421);
-    expect(answer.json()).toEqual({ detail: 'Unknown host: rebound.attacker.example' });
+    expect(answer.json()).toEqual({
+      detail: 'Unknown host: rebound.attacker.example',
+      code: 'unknown_host',
+    });
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
     for (const host of [
       'localhost:8080',
@@ -149,7 +152,10 @@ describe.each(backends())('alerts per body on %s', (backend) => {
     const test = await buildTestApp({ backend });
     const answer = await postSigned(test.app, '/api/v1/webhooks/alertmanager', batch(1001));
     expect(answer.statusCode).toBe(413);
-    expect(answer.json()).toEqual({ detail: 'Too many alerts in one body: 1001 (limit 1000)' });
+    expect(answer.json()).toEqual({
+      detail: 'Too many alerts in one body: 1001 (limit 1000)',
+      code: 'too_many_alerts',
+    });
     expect(await incidentCount(test)).toBe(0);
   });
 
@@ -175,7 +181,10 @@ describe('control characters in identifying fields', () => {
     const test = await buildTestApp();
     const answer = await postSigned(test.app, '/api/v1/webhooks/alerts', body);
     expect(answer.statusCode).toBe(422);
-    expect(answer.json()).toEqual({ detail: `${field} must not contain control characters` });
+    expect(answer.json()).toEqual({
+      detail: `${field} must not contain control characters`,
+      code: 'validation_failed',
+    });
     expect(await incidentCount(test)).toBe(0);
   });
 

@@ -73,13 +73,19 @@ describe('long names and ids in the path', () => {
   it('a segment longer than any request line Node takes is still answered with a detail', async () => {
     const answer = await app.inject(`/api/v1/incidents/${'a'.repeat(17_000)}`);
     expect(answer.statusCode).toBe(414);
-    expect(answer.json()).toEqual({ detail: 'A path segment is longer than the limit (16384)' });
+    expect(answer.json()).toEqual({
+      detail: 'A path segment is longer than the limit (16384)',
+      code: 'path_segment_too_long',
+    });
   });
 
   it('a path segment that is not valid percent-encoding is a 400 with a detail', async () => {
     const answer = await app.inject('/api/v1/incidents/%E0%A4%A');
     expect(answer.statusCode).toBe(400);
-    expect(answer.json()).toEqual({ detail: 'The URL holds a malformed percent-encoding' });
+    expect(answer.json()).toEqual({
+      detail: 'The URL holds a malformed percent-encoding',
+      code: 'bad_url',
+    });
     expect(answer.headers['x-content-type-options']).toBe('nosniff');
   });
 });

@@ -46,7 +46,7 @@ describe.each(backends())('silences are bounded on %s', (backend) => {
     for (const value of ['A', 'B', 'C']) ids.push(await createSilence(app, body(value)));
     const refused = await post(body('D'));
     expect(refused.statusCode).toBe(400);
-    expect(refused.json()).toEqual({ detail: tooMany });
+    expect(refused.json()).toEqual({ detail: tooMany, code: 'silence_invalid' });
 
     // Replacing an unexpired silence keeps the count.
     const replaced = await post(body('A2', { id: ids[0] }));
@@ -55,12 +55,12 @@ describe.each(backends())('silences are bounded on %s', (backend) => {
     // An expired silence no longer counts, though it is still listed.
     expect((await expire(ids[1]!)).statusCode).toBe(200);
     await createSilence(app, body('D'));
-    expect((await post(body('E'))).json()).toEqual({ detail: tooMany });
+    expect((await post(body('E'))).json()).toEqual({ detail: tooMany, code: 'silence_invalid' });
 
     // Renewing the expired one would make a fourth unexpired silence.
     const renewed = await post(body('B', { id: ids[1] }));
     expect(renewed.statusCode).toBe(400);
-    expect(renewed.json()).toEqual({ detail: tooMany });
+    expect(renewed.json()).toEqual({ detail: tooMany, code: 'silence_invalid' });
 
     // Once they all ran out, there is room again.
     clock.advance(2 * HOUR);
@@ -95,6 +95,7 @@ describe.each(backends())('silences are bounded on %s', (backend) => {
     const refused = await post(large);
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({
+      code: 'silence_invalid',
       detail: `silence is ${bytes} bytes as JSON, more than SILENCE_MAX_BYTES (8192)`,
     });
     // Just within the limit: accepted.
@@ -120,6 +121,7 @@ describe.each(backends())('silences are bounded on %s', (backend) => {
     });
     expect(filtered.statusCode).toBe(400);
     expect(filtered.json()).toEqual({
+      code: 'silence_invalid',
       detail: 'regex matcher "job" has a pattern of 1025 characters, more than 1024',
     });
     const atLimit = await post(
@@ -140,6 +142,7 @@ describe.each(backends())('silences are bounded on %s', (backend) => {
     );
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toEqual({
+      code: 'silence_invalid',
       detail: 'the regex of matcher "job" compiles to 80160 bytes, more than 65536 (64 KiB)',
     });
     // 1,637 instructions, 65,480 bytes: within the limit; two more pass it.
@@ -151,6 +154,7 @@ describe.each(backends())('silences are bounded on %s', (backend) => {
       silenceBody(clock.now(), [{ name: 'job', value: '[a-z]{1,818}', isRegex: true }]),
     );
     expect(over.json()).toEqual({
+      code: 'silence_invalid',
       detail: 'the regex of matcher "job" compiles to 65560 bytes, more than 65536 (64 KiB)',
     });
     clock.advance(2 * HOUR);

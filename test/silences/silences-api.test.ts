@@ -228,7 +228,7 @@ describe.each(backends())("Alertmanager's silences API on %s (CONTRACT, Silences
           payload: method === 'POST' ? {} : undefined,
         });
         expect(response.statusCode, `${method} ${url}`).toBe(401);
-        expect(response.json()).toEqual({ detail: 'Unauthorized' });
+        expect(response.json()).toEqual({ detail: 'Unauthorized', code: 'unauthorized' });
       }
     });
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireConsoleToken, requireReadApiAccess } from '../../http/access-guards.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { endStreamsOnClose } from '../../http/event-stream.js';
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { FreeFormMap } from '../../http/schema-types.js';
@@ -43,7 +44,6 @@ const AnalyzeBody = Type.Object({
 });
 
 const TaskParams = Type.Object({ task_id: Type.String() });
-const Detail = Type.Object({ detail: Type.String() });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 /** spec, Analysis response. */
@@ -126,7 +126,13 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         summary: 'Start a multi-expert analysis task in the background',
         tags: ['analysis'],
         body: AnalyzeBody,
-        response: { 200: AnalysisAccepted, 400: Detail, 404: Detail, 422: Detail, 429: Detail },
+        response: {
+          200: AnalysisAccepted,
+          400: ErrorBody,
+          404: ErrorBody,
+          422: ErrorBody,
+          429: ErrorBody,
+        },
       },
       onRequest: requireConsoleToken(services),
       // No body at all is a request with neither input mode: a 400, not a schema 422.
@@ -138,7 +144,7 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
       const analysis = normalizeRequest(request.body);
       if (!analysis) throw errors.analysisInputMissing();
       if (analysis.incident_id && !(await findIncident(store.db, analysis.incident_id))) {
-        throw errors.notFound('Incident', analysis.incident_id);
+        throw errors.notFound('incident_not_found', analysis.incident_id);
       }
       const taskId = `task-${timeOrderedId()}`;
       const now = clock.now();
@@ -207,13 +213,13 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         summary: 'Progress of an analysis task',
         tags: ['analysis'],
         params: TaskParams,
-        response: { 200: TaskStatus, 404: Detail },
+        response: { 200: TaskStatus, 404: ErrorBody },
       },
     },
     async (request) => {
       const { task_id } = request.params;
       const task = await findTask(store.db, task_id);
-      if (!task) throw errors.notFound('Task', task_id);
+      if (!task) throw errors.notFound('task_not_found', task_id);
       return statusView(task);
     },
   );
@@ -225,13 +231,13 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         summary: 'Consensus of a completed analysis task',
         tags: ['analysis'],
         params: TaskParams,
-        response: { 200: TaskResult, 404: Detail },
+        response: { 200: TaskResult, 404: ErrorBody },
       },
     },
     async (request) => {
       const { task_id } = request.params;
       const task = await findTask(store.db, task_id);
-      if (!task) throw errors.notFound('Task', task_id);
+      if (!task) throw errors.notFound('task_not_found', task_id);
       return resultView(task);
     },
   );
@@ -246,7 +252,7 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
         response: {
           200: EventStream,
           204: { description: 'every event was seen already', type: 'null' },
-          404: Detail,
+          404: ErrorBody,
         },
       },
     },
@@ -254,7 +260,7 @@ export async function analysisRoutes(untyped: FastifyInstance, options: Analysis
       const { task_id } = request.params;
       const lastEventId = lastEventIdOf(request.headers['last-event-id']);
       const prepared = await prepareTaskStream(streamDeps, task_id, lastEventId);
-      if (!prepared) throw errors.notFound('Task', task_id);
+      if (!prepared) throw errors.notFound('task_not_found', task_id);
       if (prepared.exhausted) {
         // A client that already has every event of a finished task: 204 is what tells an
         // EventSource to stop reconnecting (HTML, server-sent events).

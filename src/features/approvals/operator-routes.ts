@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { requireOperator } from '../../http/access-guards.js';
 import { headerText } from '../../http/credential-guard.js';
+import { ErrorBody } from '../../http/error-body.js';
 import type { Services } from '../../services.js';
-
-const Detail = Type.Object({ detail: Type.String() });
 
 /**
  * CONTRACT, Operator console: `GET /operators/me` tells the console at sign-in whether the
@@ -20,7 +19,7 @@ export async function operatorRoutes(untyped: FastifyInstance, options: { servic
         summary: 'Check operator credentials (the console sign-in)',
         description: 'Needs `x-operator-id` and `x-operator-key` from OPERATOR_KEYS.',
         tags: ['approvals'],
-        response: { 200: Type.Object({ id: Type.String() }), 401: Detail, 429: Detail },
+        response: { 200: Type.Object({ id: Type.String() }), 401: ErrorBody, 429: ErrorBody },
       },
       onRequest: requireOperator(options.services),
     },

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireConsoleToken } from '../../http/access-guards.js';
 import { type GuardContext, guarded } from '../../http/credential-guard.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import { StringEnum } from '../../http/schema-types.js';
 import { ChatApiError, type ChatContact } from '../../ports/chat.js';
@@ -35,7 +36,6 @@ const TestPushBody = Type.Object({
   estimated_downtime: Type.Optional(Type.String()),
   incident_id: Type.Optional(Type.String()),
 });
-const Detail = Type.Object({ detail: Type.String() });
 
 /** spec, Callback handling order: every answer is 200 with `ok` and `message`. */
 const CallbackAnswer = Type.Object({
@@ -144,7 +144,7 @@ export async function chatopsRoutes(untyped: FastifyInstance, options: ChatopsOp
             ),
           }),
           body: Type.Unknown(),
-          response: { 200: CallbackAnswer, 401: Detail, 429: Detail },
+          response: { 200: CallbackAnswer, 401: ErrorBody, 429: ErrorBody },
         },
         onRequest: requireChatWebhookSecret(services),
       },
@@ -159,7 +159,13 @@ export async function chatopsRoutes(untyped: FastifyInstance, options: ChatopsOp
         summary: 'Push a test approval card to the chat',
         tags: ['chatops'],
         body: TestPushBody,
-        response: { 200: TestPushSent, 401: Detail, 403: Detail, 422: Detail, 502: Detail },
+        response: {
+          200: TestPushSent,
+          401: ErrorBody,
+          403: ErrorBody,
+          422: ErrorBody,
+          502: ErrorBody,
+        },
       },
       onRequest: [
         requireConsoleToken(options.services),

@@ -3,14 +3,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { errors } from '../../errors.js';
 import { pageSecurityHeaders } from '../../http/security-headers.js';
 
 export interface ConsoleRoutesOptions {
   /** The folder `npm run build:console` writes: `dist-console/` at the package root. */
   root: string;
 }
-
-const NOT_BUILT = { detail: 'The console is not built: run npm run build:console' };
 
 /**
  * `dist-console/` of this package, found from this module whether it runs from `src/` (tsx)
@@ -40,7 +39,7 @@ export async function consoleRoutes(app: FastifyInstance, { root }: ConsoleRoute
 
   if (!fs.existsSync(path.join(root, 'index.html'))) {
     const notBuilt = async (_request: unknown, reply: FastifyReply) =>
-      reply.code(503).send(NOT_BUILT);
+      reply.code(503).send(errors.consoleNotBuilt().body);
     app.get('/console', { schema: { hide: true } }, notBuilt);
     app.get('/console/', { schema: { hide: true } }, notBuilt);
     app.get('/console/*', { schema: { hide: true } }, notBuilt);

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { errors, HttpError } from '../../errors.js';
 import { operatorKeyOf, operatorOf } from '../../http/access-guards.js';
 import { blocked, guarded, noteFailedCredential } from '../../http/credential-guard.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
 import { isCanary } from './canary.js';
@@ -66,10 +67,10 @@ export async function errtrackerRoutes(app: FastifyInstance, { services }: { ser
             },
             { additionalProperties: true },
           ),
-          401: Type.Object({ detail: Type.String() }),
-          415: Type.Object({ detail: Type.String() }),
-          429: Type.Object({ detail: Type.String() }),
-          500: Type.Object({ detail: Type.String() }),
+          401: ErrorBody,
+          415: ErrorBody,
+          429: ErrorBody,
+          500: ErrorBody,
         },
         tags: ['webhooks'],
         headers: Type.Object({

@@ -84,7 +84,7 @@ export async function registerExternalEventRoutes(app: FastifyInstance, services
     async (request, reply) => {
       const { id } = request.params;
       const stored = await findExternalEvent(db, id);
-      if (!stored) throw errors.notFound('External alert event', id);
+      if (!stored) throw errors.notFound('external_event_not_found', id);
       // The same document already serialized: sent as text, the payload is never parsed and
       // re-serialized (the type says what the text holds).
       const text = externalEventJson(stored) as unknown as Static<typeof ExternalEventDetail>;

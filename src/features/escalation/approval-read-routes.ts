@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { batchLimit, PageOf, PageQuery } from '../../http/pagination.js';
 import { commaList } from '../../http/query-values.js';
 import { NullableString, StringEnum } from '../../http/schema-types.js';
@@ -28,7 +29,6 @@ const DRY_RUN: Executor['name'] = 'dry-run';
 
 const Status = StringEnum(APPROVAL_STATUSES);
 const FreeFormObject = Type.Record(Type.String(), Type.Unknown());
-const Detail = Type.Object({ detail: Type.String() });
 
 const Related = {
   signers: Type.Integer({ description: 'distinct people who approved so far' }),
@@ -162,7 +162,7 @@ export async function approvalReadRoutes(
             }),
           ),
         }),
-        response: { 200: PageOf(ApprovalSummary), 400: Detail },
+        response: { 200: PageOf(ApprovalSummary), 400: ErrorBody },
       },
     },
     async (request) => {
@@ -184,13 +184,13 @@ export async function approvalReadRoutes(
         summary: 'One approval with every decision and status move on it',
         tags: ['read'],
         params: Type.Object({ id: Type.String() }),
-        response: { 200: ApprovalDetail, 404: Detail },
+        response: { 200: ApprovalDetail, 404: ErrorBody },
       },
     },
     async (request) => {
       const { id } = request.params;
       const approval = await findApproval(store.db, id);
-      if (!approval) throw errors.notFound('Approval', id);
+      if (!approval) throw errors.notFound('approval_not_found', id);
       // Who moved it, when, and from which channel (chat, auto-repair, …).
       const [decisions, related, autoRepair] = await Promise.all([
         decisionsOf(store.db, id),

@@ -3,7 +3,7 @@ import type { DecisionRefusal } from '../approvals/approval-moves.js';
 
 /**
  * Every decision refusal, worded once: the chat answers the message (`ok` false), the
- * console the same text as its `detail` with the status here.
+ * console the same text as its `detail` with the code here.
  */
 export function refusalMessage(approvalId: string, refusal: DecisionRefusal): string {
   switch (refusal.reason) {
@@ -18,7 +18,16 @@ export function refusalMessage(approvalId: string, refusal: DecisionRefusal): st
   }
 }
 
-/** The console's status for a refusal: an approval that is not there, or a conflict. */
-export function refusalStatus(refusal: DecisionRefusal): 404 | 409 {
-  return refusal.reason === 'not_found' ? 404 : 409;
+/** The console's code for a refusal: an approval that is not there (404), or a conflict (409). */
+export function refusalCode(refusal: DecisionRefusal) {
+  switch (refusal.reason) {
+    case 'not_found':
+      return 'approval_not_found' as const;
+    case 'already_decided':
+      return 'approval_already_decided' as const;
+    case 'same_signer':
+      return 'already_signed' as const;
+    case 'card_used':
+      return 'already_processed' as const;
+  }
 }

@@ -4,11 +4,10 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireOperator, requireReadApiAccess } from '../../http/access-guards.js';
 import { headerText } from '../../http/credential-guard.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { StringEnum } from '../../http/schema-types.js';
 import { type DecisionDeps, decideApproval } from './decide-approval.js';
-import { refusalMessage, refusalStatus } from './decision-refusals.js';
-
-const Detail = Type.Object({ detail: Type.String() });
+import { refusalCode, refusalMessage } from './decision-refusals.js';
 
 const Decision = Type.Object(
   { decision: StringEnum(['approve', 'reject'] as const) },
@@ -50,7 +49,13 @@ export async function approvalDecisionRoutes(
         tags: ['approvals'],
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         body: Decision,
-        response: { 200: DecisionAnswer, 401: Detail, 404: Detail, 409: Detail, 429: Detail },
+        response: {
+          200: DecisionAnswer,
+          401: ErrorBody,
+          404: ErrorBody,
+          409: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
     async (request) => {
@@ -64,7 +69,7 @@ export async function approvalDecisionRoutes(
       });
       if (!outcome.ok) {
         throw errors.decisionRefused(
-          refusalStatus(outcome.refusal),
+          refusalCode(outcome.refusal),
           refusalMessage(approvalId, outcome.refusal),
         );
       }

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireOperator, requireReadApiAccess } from '../../http/access-guards.js';
 import { headerText } from '../../http/credential-guard.js';
+import { ErrorBody } from '../../http/error-body.js';
 import type { DecisionDeps } from './decide-approval.js';
 import { acknowledgeIncident, type MoveResult, resolveIncident } from './incident-moves.js';
 import {
@@ -12,12 +13,10 @@ import {
   type SilenceMatching,
 } from './incident-with-silences.js';
 
-const Detail = Type.Object({ detail: Type.String() });
-
 function refused(id: string, result: Extract<MoveResult, { ok: false }>) {
   switch (result.refusal) {
     case 'not_found':
-      return errors.notFound('Incident', id);
+      return errors.notFound('incident_not_found', id);
     case 'already_acknowledged':
       return errors.incidentAlreadyAcknowledged();
     case 'already_resolved':
@@ -50,10 +49,10 @@ export async function incidentActionRoutes(
           params: Type.Object({ id: Type.String({ maxLength: 128 }) }),
           response: {
             200: IncidentWithSilences,
-            401: Detail,
-            404: Detail,
-            409: Detail,
-            429: Detail,
+            401: ErrorBody,
+            404: ErrorBody,
+            409: ErrorBody,
+            429: ErrorBody,
           },
         },
       },
@@ -64,7 +63,7 @@ export async function incidentActionRoutes(
         const result = await move(options.deps, id, actor);
         if (!result.ok) throw refused(id, result);
         const detail = await incidentWithSilences(services.store.db, options.silences, id);
-        if (!detail) throw errors.notFound('Incident', id);
+        if (!detail) throw errors.notFound('incident_not_found', id);
         return detail;
       },
     );

@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
 import { clientAddress } from '../../http/client-address.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { endStreamsOnClose, STREAM_HEADERS } from '../../http/event-stream.js';
 import { hijackKeepingHeaders } from '../../http/security-headers.js';
 import { compareFeedIds, type FeedEntry } from '../../ports/event-feed.js';
@@ -183,10 +184,9 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
             description: 'text/event-stream of feed events',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
-          503: Type.Object(
-            { detail: Type.String() },
-            { description: 'too many streams open (in all, or from this address)' },
-          ),
+          503: Type.Object(ErrorBody.properties, {
+            description: 'too many streams open (in all, or from this address)',
+          }),
         },
       },
     },
@@ -198,10 +198,11 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
       const release = slots.take(clientAddress(request));
       if (!release) {
         // Answered here, not thrown: a refusal by design is no error for the log.
+        const refusal = errors.feedFull();
         return reply
           .code(503)
           .header('retry-after', String(RETRY_AFTER_SECONDS))
-          .send({ detail: errors.feedFull().detail });
+          .send(refusal.body);
       }
       hijackKeepingHeaders(reply);
       try {
@@ -217,12 +218,12 @@ export async function eventsRoutes(untyped: FastifyInstance, options: EventsRout
         release();
         services.log.warn({ err: error }, 'event feed: stream not opened');
         if (!reply.raw.headersSent) {
-          const { detail, retryAfterS } = errors.feedUnavailable();
-          reply.raw.writeHead(503, {
+          const failure = errors.feedUnavailable();
+          reply.raw.writeHead(failure.statusCode, {
             'content-type': 'application/json',
-            'retry-after': String(retryAfterS),
+            'retry-after': String(failure.retryAfterS),
           });
-          reply.raw.end(JSON.stringify({ detail }));
+          reply.raw.end(JSON.stringify(failure.body));
         } else reply.raw.end();
       }
     },

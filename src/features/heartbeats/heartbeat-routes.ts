@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
 import { bodyValidator } from '../../http/body-validator.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { Identifier, NullableString, StringEnum } from '../../http/schema-types.js';
 import { validatorCompiler } from '../../http/validator.js';
@@ -14,7 +15,6 @@ import { requireReceiverToken } from '../intake/receiver-routes.js';
 import { deleteHeartbeat, listHeartbeats } from './heartbeat-records.js';
 import { type HeartbeatWatch, heartbeatView } from './heartbeat-watch.js';
 
-const Detail = Type.Object({ detail: Type.String() });
 const Name = Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$' });
 
 /** CONTRACT, Heartbeats: the optional body of a beat, with its defaults. */
@@ -57,10 +57,10 @@ export async function heartbeatRoutes(
         body: Type.Optional(BeatBody),
         response: {
           200: Type.Omit(Heartbeat, ['incident_id']),
-          400: Detail,
-          401: Detail,
-          415: Detail,
-          422: Detail,
+          400: ErrorBody,
+          401: ErrorBody,
+          415: ErrorBody,
+          422: ErrorBody,
         },
       },
       onRequest: requireReceiverToken(services),
@@ -86,7 +86,7 @@ export async function heartbeatRoutes(
         summary: 'Heartbeats watched: ok or expired, the last beat and when it expires',
         tags: ['heartbeats'],
         querystring: Type.Object(PageQuery),
-        response: { 200: PageOf(Heartbeat), 401: Detail, 403: Detail },
+        response: { 200: PageOf(Heartbeat), 401: ErrorBody, 403: ErrorBody },
       },
       onRequest: requireReadApiAccess(services),
     },
@@ -115,9 +115,9 @@ export async function heartbeatRoutes(
         params: Type.Object({ name: Name }),
         response: {
           200: Type.Object({ name: Type.String() }),
-          401: Detail,
-          403: Detail,
-          404: Detail,
+          401: ErrorBody,
+          403: ErrorBody,
+          404: ErrorBody,
         },
       },
       // CONTRACT, Under races, crashes and abuse: guarded as the read API is. Deleting a
@@ -127,7 +127,7 @@ export async function heartbeatRoutes(
     async (request) => {
       const { name } = request.params;
       if (!(await deleteHeartbeat(services.store.db, name)))
-        throw errors.notFound('Heartbeat', name);
+        throw errors.notFound('heartbeat_not_found', name);
       return { name };
     },
   );

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { bodyValidator } from '../../http/body-validator.js';
+import { ErrorBody } from '../../http/error-body.js';
 import type { AlertIntake, AlertResult } from './alert-intake.js';
 import {
   AlertmanagerBody,
@@ -12,8 +13,6 @@ import { fromAlertmanager } from './normalize-alert.js';
 
 /** What both alert receivers take: a flat alert, or an Alertmanager (version 4) or Grafana batch. */
 export const AlertDeliveryBody = Type.Union([FlatAlertBody, AlertmanagerBody]);
-
-const ErrorBody = Type.Object({ detail: Type.String() });
 
 /** What both alert receivers answer (the 400, 413 and 415 come from reading the body). */
 export const AlertDeliveryResponses = {

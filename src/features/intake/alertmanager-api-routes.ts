@@ -2,12 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
+import { ErrorBody } from '../../http/error-body.js';
 import type { Services } from '../../services.js';
 import { acceptAlertDelivery } from './alert-delivery.js';
 import type { AlertIntake } from './alert-intake.js';
 import { RECEIVER_TOKEN_SCHEME, takeReceiverDeliveries } from './receiver-routes.js';
-
-const ErrorBody = Type.Object({ detail: Type.String() });
 
 /** Alertmanager's postableAlert (api/v2/openapi.yaml): labels required, the rest optional. */
 const PostableAlerts = Type.Array(

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { DependencyUnavailableError } from '../../ports/unavailable.js';
 import type { Services } from '../../services.js';
 import {
@@ -24,8 +25,6 @@ import {
   signalToStreamFields,
 } from './signal-schema.js';
 import { acceptJsonOfAnyType, refuseUnsignedEarly, verifySignedWebhook } from './signed-json.js';
-
-const ErrorBody = Type.Object({ detail: Type.String() });
 
 const signatureHeaders = Type.Object({
   'x-signature-256': Type.Optional(Type.String({ description: 'sha256=<hex HMAC of the body>' })),
@@ -93,9 +92,8 @@ export async function intakeRoutes(
       if (unhandled >= SIGNALS_BACKLOG_LIMIT) {
         // Back-pressure, not a fault: answered here, without an error log line per request
         // (the backlog logs when it fills and when it drains).
-        const { detail } = errors.signalBacklogFull(unhandled);
         reply.header('retry-after', String(SIGNALS_BACKLOG_RETRY_AFTER_SECONDS));
-        return reply.code(503).send({ detail });
+        return reply.code(503).send(errors.signalBacklogFull(unhandled).body);
       }
       try {
         const fields = signalToStreamFields(signal, new Date(clock.now()));

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { errors, QUERY_PROBLEMS } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { batchLimit, PageOf, PageQuery } from '../../http/pagination.js';
 import { boundedText, choices, commaList, dateTime } from '../../http/query-values.js';
 import { NullableString } from '../../http/schema-types.js';
@@ -101,7 +102,6 @@ const IncidentCounts = Type.Object({
 });
 
 const FreeFormObject = Type.Record(Type.String(), Type.Unknown());
-const Detail = Type.Object({ detail: Type.String() });
 
 const SignalItem = Type.Object({
   id: Type.String({ description: 'stream entry id' }),
@@ -149,7 +149,7 @@ export async function readApiRoutes(
           'are on `/incidents/{id}`. Filters combine; a bad filter value is a 400 naming it.',
         tags: ['read'],
         querystring: IncidentQuery,
-        response: { 200: PageOf(IncidentSummary), 400: Detail },
+        response: { 200: PageOf(IncidentSummary), 400: ErrorBody },
       },
     },
     async (request) => {
@@ -188,12 +188,12 @@ export async function readApiRoutes(
         summary: 'One incident with its grouping explanation, latest alerts and silences',
         tags: ['read'],
         params: Type.Object({ id: Type.String() }),
-        response: { 200: IncidentWithSilences, 404: Detail },
+        response: { 200: IncidentWithSilences, 404: ErrorBody },
       },
     },
     async (request) => {
       const detail = await incidentWithSilences(store.db, silences, request.params.id);
-      if (!detail) throw errors.notFound('Incident', request.params.id);
+      if (!detail) throw errors.notFound('incident_not_found', request.params.id);
       return detail;
     },
   );

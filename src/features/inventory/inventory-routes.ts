@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { errors } from '../../errors.js';
+import { ErrorBody } from '../../http/error-body.js';
 import type { Services } from '../../services.js';
 import { InventoryDocument } from './inventory-schema.js';
 import { readInventory } from './read-inventory.js';
@@ -14,8 +14,6 @@ export const inventoryErrors = {
   unreadable: (reason: string) => errors.readbackInvalid(INVENTORY_READBACK, reason),
 } as const;
 
-const Detail = Type.Object({ detail: Type.String() }, { additionalProperties: false });
-
 /** The package inventory, derived live from INVENTORY_ROOT on every request (CONTRACT, Readbacks). */
 export async function inventoryRoutes(app: FastifyInstance, { services }: { services: Services }) {
   app.get(
@@ -24,7 +22,7 @@ export async function inventoryRoutes(app: FastifyInstance, { services }: { serv
       schema: {
         summary: 'JavaScript package inventory: workspaces, lock file and drift (read-only)',
         tags: ['readbacks'],
-        response: { 200: InventoryDocument, 404: Detail, 500: Detail },
+        response: { 200: InventoryDocument, 404: ErrorBody, 500: ErrorBody },
       },
     },
     async (request) => {

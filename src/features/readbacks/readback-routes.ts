@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { Type } from 'typebox';
 import { HttpError } from '../../errors.js';
 import { requireConsoleToken, requireReadApiAccess } from '../../http/access-guards.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
 import type { AlertTypeRule } from '../intake/alert-type-rules.js';
@@ -30,7 +31,6 @@ export interface ReadbackRouteOptions {
   publicTerms?: PublicTerms;
 }
 
-const Detail = Type.Object({ detail: Type.String() });
 const AnyObject = Type.Object({}, { additionalProperties: true });
 
 /** If-None-Match holds the ETag (weak or strong), in a list, or `*`. */
@@ -136,7 +136,7 @@ export async function readbackRoutes(app: FastifyInstance, options: ReadbackRout
     const schema = {
       summary: entry.summary,
       tags: ['readbacks'],
-      response: { 200: AnyObject, 404: Detail, 422: Detail, 500: Detail },
+      response: { 200: AnyObject, 404: ErrorBody, 422: ErrorBody, 500: ErrorBody },
     };
     switch (entry.kind) {
       case 'committed':

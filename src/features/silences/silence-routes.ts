@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, SILENCE_PROBLEMS } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
+import { ErrorBody } from '../../http/error-body.js';
 import { describeValidationIssue } from '../../http/error-handler.js';
 import type { Services } from '../../services.js';
 import { compileFilter, type FilterMatcher, parseFilter } from './silence-filter.js';
@@ -9,7 +10,6 @@ import { MatcherError } from './silence-matchers.js';
 import { GettableSilence, gettableSilence, PostableSilence } from './silence-schema.js';
 import type { Silences } from './silences.js';
 
-const ErrorBody = Type.Object({ detail: Type.String() });
 const refusals = { 401: ErrorBody, 403: ErrorBody, 429: ErrorBody };
 const SilenceParams = Type.Object({ silenceID: Type.String({ maxLength: 128 }) });
 const OneOrMany = Type.Union([Type.String(), Type.Array(Type.String())]);
@@ -100,7 +100,7 @@ export const silenceRoutes: FastifyPluginAsyncTypebox<{
     },
     async (request) => {
       const silence = await silences.find(request.params.silenceID);
-      if (!silence) throw errors.notFound('Silence', request.params.silenceID);
+      if (!silence) throw errors.notFound('silence_not_found', request.params.silenceID);
       return gettableSilence(silence, services.clock.now());
     },
   );

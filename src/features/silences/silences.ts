@@ -191,7 +191,7 @@ export function createSilences(services: Services): Silences {
       // never pass SILENCES_MAX together.
       await store.withLock(COUNT_LOCK, async (tx) => {
         const replaced = body.id === undefined ? undefined : await findSilence(tx, id);
-        if (body.id !== undefined && !replaced) throw errors.notFound('Silence', id);
+        if (body.id !== undefined && !replaced) throw errors.notFound('silence_not_found', id);
         // Replacing an unexpired silence keeps the count; a new one, or an expired one
         // renewed, adds one.
         if (!replaced || replaced.endsAt <= now) {
@@ -211,7 +211,7 @@ export function createSilences(services: Services): Silences {
 
     async expire(id) {
       const silence = await findSilence(store.db, id);
-      if (!silence) throw errors.notFound('Silence', id);
+      if (!silence) throw errors.notFound('silence_not_found', id);
       const now = clock.now();
       const state = silenceState(silence, now);
       // Alertmanager: an expired silence stays as it ended; a pending one never starts.
