@@ -91,6 +91,7 @@ describe('a request that arrives while the service closes', () => {
       expect(answer).toMatch(/^HTTP\/1\.1 503 /);
       const [head, body] = answer.split('\r\n\r\n') as [string, string];
       expect(JSON.parse(body)).toEqual({
+        code: 'shutting_down',
         detail: 'The service is shutting down; retry the request',
       });
       expect(head).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);

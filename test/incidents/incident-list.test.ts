@@ -285,7 +285,7 @@ describe.each(backends())('GET /incidents filters and orders on %s', (backend) =
   ])('answers %s with a 400 naming it', async (query, detail) => {
     const response = await app.inject(`/api/v1/incidents?${query}`);
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ detail });
+    expect(response.json()).toEqual({ detail, code: 'bad_query' });
   });
 
   it('documents every filter', async () => {

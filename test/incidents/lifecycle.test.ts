@@ -68,6 +68,7 @@ describe.each(backends())('the incident lifecycle on %s', (backend) => {
       });
     }
     expect((await act(app, 'inc-none', 'resolve')).json()).toEqual({
+      code: 'incident_not_found',
       detail: 'Incident not found: inc-none',
     });
     const stranger = await act(app, created.incident_id, 'resolve', {

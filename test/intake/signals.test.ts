@@ -55,7 +55,7 @@ describe.each(backends())('signal webhook on %s', (backend) => {
   ])('rejects %j with 422 naming the field', async (payload, detail) => {
     const response = await postSigned(app, URL, payload);
     expect(response.statusCode).toBe(422);
-    expect(response.json()).toEqual({ detail });
+    expect(response.json()).toEqual({ detail, code: 'validation_failed' });
   });
 
   it('accepts labels and annotations as null', async () => {

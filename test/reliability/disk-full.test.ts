@@ -8,6 +8,7 @@ import { buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js'
 
 const ALERTS = '/api/v1/webhooks/alerts';
 const FULL = {
+  code: 'storage_full',
   detail: 'Database storage is full: nothing was recorded, retry once space is freed',
 };
 const TMPFS_BYTES = 6 * 1024 * 1024;

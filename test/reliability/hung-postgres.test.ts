@@ -95,7 +95,10 @@ describe.skipIf(!postgresBinDir())(
           expect({ what, status: response.statusCode, body: response.json() }).toEqual({
             what,
             status: 503,
-            body: { detail },
+            body: {
+              detail,
+              code: detail === UNAVAILABLE ? 'database_unavailable' : 'signal_stream_unavailable',
+            },
           });
           expect(response.headers['retry-after']).toBe('5');
           expect(ms).toBeLessThanOrEqual(ANSWER_BOUND_MS);

@@ -91,6 +91,7 @@ describe.each(backends())('failed credentials on %s, throttled per kind', (backe
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(50);
     expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(60);
     expect(blocked.json()).toEqual({
+      code: 'too_many_failed_credentials',
       detail: 'Too many failed credentials from this address; retry later',
     });
     const decision = await test.app.inject({

@@ -39,7 +39,9 @@ describe('slow clients are cut off', () => {
       const closedAfter = await closedWithin(connection, 4000);
       expect(closedAfter).toBeGreaterThanOrEqual(1400);
       expect(connection.received()).toMatch(/^HTTP\/1\.1 408 /);
-      expect(connection.received()).toContain('{"detail":"Request not received in time"}');
+      expect(connection.received()).toContain(
+        '{"detail":"Request not received in time","code":"request_timeout"}',
+      );
     } finally {
       clearInterval(trickle);
     }

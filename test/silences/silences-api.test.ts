@@ -72,6 +72,7 @@ describe.each(backends())("Alertmanager's silences API on %s (CONTRACT, Silences
     );
     expect(replaced.statusCode).toBe(404);
     expect((await get(`${SILENCE}/${unknown}`)).json()).toEqual({
+      code: 'silence_not_found',
       detail: `Silence not found: ${unknown}`,
     });
     const deleted = await app.inject({
@@ -246,6 +247,7 @@ describe.each(backends())("Alertmanager's silences API on %s (CONTRACT, Silences
       const response = await prod.inject({ url: SILENCES });
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual({
+        code: 'read_api_closed',
         detail: 'Set CONSOLE_TOKEN to use the read API in prod',
       });
     });
