@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../error-codes.js';
 
 /**
  * The schema of every error answer, `{"detail", "code"}`, declared by each route for its

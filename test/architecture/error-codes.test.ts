@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_STATUS, type ErrorCode, errors, HttpError } from '../../src/errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../../src/error-codes.js';
+import { errors, HttpError } from '../../src/errors.js';
 import { buildTestApp, postSigned, signBody } from '../helpers/build-app.js';
 import { REPO_ROOT } from '../helpers/source-files.js';
 
