@@ -2,15 +2,18 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { requireOperator } from '../../http/access-guards.js';
+import type { GuardContext } from '../../http/credential-guard.js';
 import { headerText } from '../../http/credential-guard.js';
 import { ErrorBody } from '../../http/error-body.js';
-import type { Services } from '../../services.js';
 
 /**
  * CONTRACT, Operator console: `GET /operators/me` tells the console at sign-in whether the
  * operator's id and key are right, rather than at the first decision.
  */
-export async function operatorRoutes(untyped: FastifyInstance, options: { services: Services }) {
+export async function operatorRoutes(
+  untyped: FastifyInstance,
+  options: { services: GuardContext },
+) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/operators/me',

@@ -51,7 +51,10 @@ export async function digestLinesOf(db: Db, cards: readonly OutgoingCard[]): Pro
  * again), and records it as one CHAT_SENT entry: the cards' rows stay as they are, without
  * a message id, which is how `/card` and the follow-up's card-once rule still find them.
  */
-export function createDigestSender(services: Services) {
+/** The chat the digests go to, and the card records they are kept in. */
+export type DigestSenderDeps = Pick<Services, 'store' | 'chat' | 'clock' | 'config' | 'log'>;
+
+export function createDigestSender(services: DigestSenderDeps) {
   const { store, chat, clock, config, log } = services;
 
   async function record(cards: readonly OutgoingCard[], messageId: number | null, error: unknown) {

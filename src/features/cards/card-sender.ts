@@ -1,8 +1,7 @@
 import { isRateLimited } from '../../ports/chat.js';
-import type { Services } from '../../services.js';
 import { appendOperation } from '../oplog/operation-log.js';
 import { renderApprovalCard, renderClosedCard, renderDecidedCard } from './approval-card.js';
-import { createDigestSender } from './card-digest-sender.js';
+import { createDigestSender, type DigestSenderDeps } from './card-digest-sender.js';
 import { createCardEdits, isSameDecision, keyedSerial, NO_WAIT } from './card-edits.js';
 import { CARD_NONCE_TTL_MS, newCardNonce, nonceHashPrefix } from './card-nonce.js';
 import { CARD_WAITS_REASON, createCardQueue, type OutgoingCard } from './card-queue.js';
@@ -28,7 +27,7 @@ export { CHAT_GATEWAY_ACTOR };
 /** spec, Outgoing approval card: "pushed only when a chat bot token is configured". */
 export const NOT_CONFIGURED_REASON = 'CHAT_BOT_TOKEN is not set';
 
-export function createCardSender(services: Services): CardSender {
+export function createCardSender(services: DigestSenderDeps): CardSender {
   const { store, chat, clock, config, log } = services;
   const chatId = config.chatChatId ?? '';
   const serially = keyedSerial();

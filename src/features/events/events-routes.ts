@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
 import { clientAddress } from '../../http/client-address.js';
+import type { GuardContext } from '../../http/credential-guard.js';
 import { ErrorBody } from '../../http/error-body.js';
 import { endStreamsOnClose, STREAM_HEADERS } from '../../http/event-stream.js';
 import { hijackKeepingHeaders } from '../../http/security-headers.js';
@@ -14,7 +15,7 @@ import { createFeedRing, type FeedRing } from './feed-ring.js';
 import { createStreamSlots } from './stream-slots.js';
 
 export interface EventsRoutesOptions {
-  services: Services;
+  services: GuardContext & Pick<Services, 'feed'>;
   /** Tests shorten it to see heartbeats. */
   heartbeatMs?: number;
 }

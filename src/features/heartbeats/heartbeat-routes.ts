@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
 import { bodyValidator } from '../../http/body-validator.js';
+import type { GuardContext } from '../../http/credential-guard.js';
 import { ErrorBody } from '../../http/error-body.js';
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { Identifier, NullableString, StringEnum } from '../../http/schema-types.js';
@@ -41,10 +42,13 @@ const Heartbeat = Type.Object({
   incident_id: NullableString,
 });
 
+/** The credentials the routes check, and the heartbeats' records. */
+export type HeartbeatRouteDeps = GuardContext & Pick<Services, 'store'>;
+
 /** CONTRACT, Heartbeats: beats, the list, and stopping a watch. */
 export async function heartbeatRoutes(
   untyped: FastifyInstance,
-  { services, watch }: { services: Services; watch: HeartbeatWatch },
+  { services, watch }: { services: HeartbeatRouteDeps; watch: HeartbeatWatch },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   app.post(

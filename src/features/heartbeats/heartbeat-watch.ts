@@ -4,7 +4,12 @@ import { repeatEvery } from '../../support/repeat-every.js';
 import { typedJob } from '../../support/typed-job.js';
 import type { AlertIntake } from '../intake/alert-intake.js';
 import { workloadOf } from '../intake/fingerprint.js';
-import { addFollowUpJobs, completeFollowUpJob, relayFollowUpJobs } from '../outbox/outbox-relay.js';
+import {
+  addFollowUpJobs,
+  completeFollowUpJob,
+  type OutboxDeps,
+  relayFollowUpJobs,
+} from '../outbox/outbox-relay.js';
 import {
   dueHeartbeats,
   expireHeartbeat,
@@ -86,7 +91,7 @@ export interface HeartbeatWatch {
  * compare-and-set); the next beat resolves it (`resolved_by` `heartbeat`).
  */
 export function createHeartbeatWatch(
-  services: Services,
+  services: OutboxDeps & Pick<Services, 'clock'>,
   intake: AlertIntake,
   resolve: (incidentId: string, actor: string) => Promise<unknown>,
 ): HeartbeatWatch {

@@ -15,7 +15,10 @@ export const inventoryErrors = {
 } as const;
 
 /** The package inventory, derived live from INVENTORY_ROOT on every request (CONTRACT, Readbacks). */
-export async function inventoryRoutes(app: FastifyInstance, { services }: { services: Services }) {
+export async function inventoryRoutes(
+  app: FastifyInstance,
+  { services }: { services: Pick<Services, 'config' | 'clock'> },
+) {
   app.get(
     `/agents/${INVENTORY_READBACK}`,
     {

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { requireReadApiAccess } from '../../http/access-guards.js';
+import type { GuardContext } from '../../http/credential-guard.js';
 import { PageOf, PageQuery } from '../../http/pagination.js';
 import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
@@ -33,7 +34,7 @@ const OperationEntry = Type.Object({
  */
 export async function operationLogRoutes(
   app: FastifyInstance,
-  { services }: { services: Services },
+  { services }: { services: GuardContext & Pick<Services, 'store'> },
 ) {
   const { store } = services;
   app.addHook('onRequest', requireReadApiAccess(services));

@@ -1,7 +1,6 @@
 import type { Tx } from '../../ports/store.js';
-import type { Services } from '../../services.js';
 import { insertOutboxJobs, type OutboxJob } from './outbox-records.js';
-import { relayFollowUpJobs } from './outbox-relay.js';
+import { type OutboxDeps, relayFollowUpJobs } from './outbox-relay.js';
 
 /**
  * How a feature commits the jobs its records owe, chosen once per service by its queue. In
@@ -24,9 +23,9 @@ export interface FollowUpWriter {
  */
 const DIRECT_ATTEMPTS = 20;
 
-const writers = new WeakMap<Services, FollowUpWriter>();
+const writers = new WeakMap<OutboxDeps, FollowUpWriter>();
 
-export function followUpWriter(services: Services): FollowUpWriter {
+export function followUpWriter(services: OutboxDeps): FollowUpWriter {
   let writer = writers.get(services);
   if (writer) return writer;
   const { jobs } = services;

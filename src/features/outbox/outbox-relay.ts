@@ -65,6 +65,9 @@ const KEEP_COMPLETED_MS = 24 * 60 * 60 * 1000;
 
 export type { OutboxJob };
 
+/** What relaying uses: the outbox rows, the queue they go to, and what it says of them. */
+export type OutboxDeps = Pick<Services, 'store' | 'jobs' | 'log' | 'metrics'>;
+
 /** Writes `job` in the transaction of the record it follows; relay it after the commit. */
 export function addFollowUpJob(tx: Tx, job: OutboxJob, now: number): Promise<void> {
   return insertOutboxJobs(tx, [job], now);
@@ -79,7 +82,7 @@ export function addFollowUpJobs(tx: Tx, jobs: readonly OutboxJob[], now: number)
  * Hands one committed job to the queue. Never throws: a job not relayed now stays in the
  * outbox with its error, and the background relay tries again. True when this call relayed it.
  */
-export async function relayFollowUpJob(services: Services, jobId: string): Promise<boolean> {
+export async function relayFollowUpJob(services: OutboxDeps, jobId: string): Promise<boolean> {
   return (await relayFollowUpJobs(services, [jobId])) === 1;
 }
 
@@ -100,7 +103,7 @@ function payloadOf(text: string): Record<string, unknown> | undefined {
  * relayFollowUpJob; returns how many this call relayed.
  */
 export async function relayFollowUpJobs(
-  services: Services,
+  services: OutboxDeps,
   jobIds: readonly string[],
 ): Promise<number> {
   const { store, log } = services;
@@ -181,7 +184,10 @@ const completionsOf = new WeakMap<Db, (jobId: string) => Promise<void>>();
  * seconds (every follow-up job is idempotent); swallowing it would leave the row to wait for
  * its recheck, minutes away.
  */
-export function completeFollowUpJob(services: Services, jobId: string): Promise<void> {
+export function completeFollowUpJob(
+  services: Pick<Services, 'store'>,
+  jobId: string,
+): Promise<void> {
   const db = services.store.db;
   let complete = completionsOf.get(db);
   if (!complete) {
@@ -202,7 +208,7 @@ export interface OutboxRelay {
  * Relays rows left behind by a crash or a queue outage, every second, on every replica; the
  * row lease keeps two relayers from enqueueing one row at once. Start after the job queue.
  */
-export function startOutboxRelay(services: Services): OutboxRelay {
+export function startOutboxRelay(services: OutboxDeps): OutboxRelay {
   const { store, log } = services;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest }
 import { Type } from 'typebox';
 import { HttpError } from '../../errors.js';
 import { requireConsoleToken, requireReadApiAccess } from '../../http/access-guards.js';
+import type { GuardContext } from '../../http/credential-guard.js';
 import { ErrorBody } from '../../http/error-body.js';
 import { StringEnum } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
@@ -23,7 +24,7 @@ import { catalogStates } from './readback-states.js';
 import { redactDocument } from './redaction.js';
 
 export interface ReadbackRouteOptions {
-  services: Services;
+  services: GuardContext & Pick<Services, 'store' | 'stream' | 'chat' | 'clock'>;
   playbooks: readonly Playbook[];
   alertTypeRules: readonly AlertTypeRule[];
   /** Tests swap these; the service uses the committed catalog and glossary. */

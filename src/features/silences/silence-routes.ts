@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errors, SILENCE_PROBLEMS } from '../../errors.js';
 import { requireReadApiAccess } from '../../http/access-guards.js';
+import type { GuardContext } from '../../http/credential-guard.js';
 import { ErrorBody } from '../../http/error-body.js';
 import { describeValidationIssue } from '../../http/error-handler.js';
 import type { Services } from '../../services.js';
@@ -36,7 +37,7 @@ function filterOf(texts: readonly string[]): FilterMatcher[] {
  * 400, as Alertmanager answers them, not the 422 of the service's own routes.
  */
 export const silenceRoutes: FastifyPluginAsyncTypebox<{
-  services: Services;
+  services: GuardContext & Pick<Services, 'clock'>;
   silences: Silences;
 }> = async (app, { services, silences }) => {
   app.addHook('onRequest', requireReadApiAccess(services));

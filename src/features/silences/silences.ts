@@ -69,7 +69,13 @@ export interface Silences {
   matching(labels: Readonly<Record<string, string>>): Promise<MatchingSilence[]>;
 }
 
-export function createSilences(services: Services): Silences {
+/** What silences use: their records, the bus and feed that tell other replicas and the console. */
+export type SilenceDeps = Pick<
+  Services,
+  'store' | 'bus' | 'feed' | 'clock' | 'log' | 'metrics' | 'once' | 'config'
+>;
+
+export function createSilences(services: SilenceDeps): Silences {
   const { store, bus, clock, log, metrics, once, config } = services;
   const programs = new RegexPrograms(REGEX_HEAP_BUDGET, (pattern, reason) =>
     log.warn({ pattern: pattern.slice(0, 128), reason }, 'silences: a stored regex is unusable'),

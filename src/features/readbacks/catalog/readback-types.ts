@@ -73,7 +73,7 @@ export interface ReadbackSettings {
 
 /** What every computation may use; built once per request by readback-routes.ts. */
 export interface ReadbackContext {
-  services: Services;
+  services: Pick<Services, 'store' | 'stream' | 'chat' | 'config'>;
   files: ReadbackFiles;
   playbooks: readonly Playbook[];
   alertTypeRules: readonly AlertTypeRule[];
