@@ -26,7 +26,18 @@ export const HEARTBEAT_MS = 15_000;
 export const ESTIMATED_SECONDS = 30;
 
 export interface AnalysisRoutesOptions {
-  services: Services;
+  services: Pick<
+    Services,
+    | 'bus'
+    | 'clock'
+    | 'config'
+    | 'failures'
+    | 'feed'
+    | 'jobs'
+    | 'log'
+    | 'operatorKeyFailures'
+    | 'store'
+  >;
   /** Tests shorten it to see heartbeats. */
   heartbeatMs?: number;
 }

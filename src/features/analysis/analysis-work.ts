@@ -4,6 +4,12 @@ import { registerAnalysisWorker } from './analysis-job.js';
 import { createAnalysisRunner, INTERRUPTED, publishTaskEvent } from './run-analysis.js';
 import { changeTask, expiredTaskIds, purgeFinishedBefore } from './task-records.js';
 
+/** The services this file's functions use. */
+type AnalysisWorkServices = Pick<
+  Services,
+  'bus' | 'clock' | 'experts' | 'feed' | 'jobs' | 'log' | 'store'
+>;
+
 const DAY_MS = 24 * 3_600_000;
 /** spec, Limits: "Task result retention: 7 days" (a task is kept 7 days after it finished). */
 export const RETENTION_MS = 7 * DAY_MS;
@@ -16,7 +22,7 @@ export const SWEEP_EVERY_MS = 60_000;
  * it alone.
  */
 export async function sweepTasks(
-  services: Services,
+  services: AnalysisWorkServices,
 ): Promise<{ interrupted: number; purged: number }> {
   const { store, clock } = services;
   const now = clock.now();
@@ -52,7 +58,7 @@ export interface AnalysisWork {
  * The background side of analysis tasks: the job handler, and the sweep, run once at start
  * (what a dead process left is handled before new work) and then every minute.
  */
-export function startAnalysisWork(services: Services): AnalysisWork {
+export function startAnalysisWork(services: AnalysisWorkServices): AnalysisWork {
   const { log, experts } = services;
   const runner = createAnalysisRunner(services, experts);
   registerAnalysisWorker(services, (taskId) => runner.run(taskId));

@@ -22,6 +22,9 @@ import {
   type TaskChange,
 } from './task-records.js';
 
+/** The services this file's functions use. */
+type RunAnalysisServices = Pick<Services, 'bus' | 'clock' | 'feed' | 'log' | 'store'>;
+
 /**
  * How long a running task is held without renewal (renewed every third of it). A task still
  * RUNNING past its lease was left by a process that died; the sweep marks it FAILED.
@@ -38,7 +41,10 @@ export const INTERRUPTED = {
 class TaskLost extends Error {}
 
 /** Publishes a recorded event; a lost publish is only a late stream, which catches up from the table. */
-export async function publishTaskEvent(services: Services, event: TaskEvent): Promise<void> {
+export async function publishTaskEvent(
+  services: RunAnalysisServices,
+  event: TaskEvent,
+): Promise<void> {
   publishEvent(services, 'analysis.updated', {
     task_id: event.task_id,
     state: event.state,
@@ -60,7 +66,7 @@ export interface AnalysisRunner {
 }
 
 export function createAnalysisRunner(
-  services: Services,
+  services: RunAnalysisServices,
   experts: readonly Expert[],
 ): AnalysisRunner {
   const { store, clock, log } = services;

@@ -32,7 +32,7 @@ export type CallbackDeps = DecisionDeps;
  * a refused decision (the same signer again) leaves the card usable by others.
  */
 async function validateCallback(
-  services: Services,
+  services: Pick<Services, 'chat' | 'clock' | 'config' | 'log' | 'store'>,
   callback: ParsedCallback,
 ): Promise<string | null> {
   const { config, store, clock } = services;

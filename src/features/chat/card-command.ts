@@ -68,7 +68,7 @@ async function closedApproval(db: Db, approval: Approval): Promise<ClosedApprova
  * saying why, so the command tells a stranger nothing about which approvals exist).
  */
 export async function answerCardCommand(
-  deps: { services: Services; cards: CardSender },
+  deps: { services: Pick<Services, 'config' | 'log' | 'store'>; cards: CardSender },
   command: CardCommand,
 ): Promise<void> {
   const { services, cards } = deps;

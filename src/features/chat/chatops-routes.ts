@@ -107,7 +107,10 @@ function requireChatWebhookSecret(context: GuardContext) {
 }
 
 export interface ChatopsOptions {
-  services: Services;
+  services: Pick<
+    Services,
+    'chat' | 'config' | 'failures' | 'log' | 'operatorKeyFailures' | 'store'
+  >;
   cards: CardSender;
   callbacks: CallbackDeps;
   pollingActive: () => boolean;

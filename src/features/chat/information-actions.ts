@@ -6,7 +6,13 @@ import { findApproval } from '../approvals/approval-records.js';
 import { findIncident } from '../incidents/incident-records.js';
 import { operationsOfApproval } from '../oplog/operation-reads.js';
 
-async function detailsText(services: Services, approvalId: string): Promise<string> {
+/** The services this file's functions use. */
+type InformationActionsServices = Pick<Services, 'chat' | 'config' | 'store'>;
+
+async function detailsText(
+  services: InformationActionsServices,
+  approvalId: string,
+): Promise<string> {
   const approval = await findApproval(services.store.db, approvalId);
   if (!approval) return GATEWAY_ERRORS.approvalNotFound(approvalId);
   return [
@@ -22,7 +28,10 @@ async function detailsText(services: Services, approvalId: string): Promise<stri
     .join('\n');
 }
 
-async function timelineText(services: Services, approvalId: string): Promise<string> {
+async function timelineText(
+  services: InformationActionsServices,
+  approvalId: string,
+): Promise<string> {
   const entries = await operationsOfApproval(services.store.db, approvalId, 20);
   if (entries.length === 0) return `No operation-log entries yet for ${approvalId}`;
   const zone = services.config.displayTz;
@@ -35,7 +44,10 @@ async function timelineText(services: Services, approvalId: string): Promise<str
   ].join('\n');
 }
 
-async function metricsText(services: Services, approvalId: string): Promise<string> {
+async function metricsText(
+  services: InformationActionsServices,
+  approvalId: string,
+): Promise<string> {
   const approval = await findApproval(services.store.db, approvalId);
   if (!approval) return GATEWAY_ERRORS.approvalNotFound(approvalId);
   const incident = approval.incident_id
@@ -61,7 +73,10 @@ async function metricsText(services: Services, approvalId: string): Promise<stri
   return lines.length > 1 ? lines.join('\n') : `No metrics recorded for ${approvalId}`;
 }
 
-async function analysisText(services: Services, approvalId: string): Promise<string> {
+async function analysisText(
+  services: InformationActionsServices,
+  approvalId: string,
+): Promise<string> {
   const approval = await findApproval(services.store.db, approvalId);
   if (!approval) return GATEWAY_ERRORS.approvalNotFound(approvalId);
   const provider = approval.metadata.llm_provider ?? 'rules';
@@ -72,7 +87,10 @@ async function analysisText(services: Services, approvalId: string): Promise<str
   ].join('\n');
 }
 
-const ANSWERS: Record<string, (services: Services, approvalId: string) => Promise<string>> = {
+const ANSWERS: Record<
+  string,
+  (services: InformationActionsServices, approvalId: string) => Promise<string>
+> = {
   details: detailsText,
   logs: timelineText,
   metrics: metricsText,
@@ -80,7 +98,11 @@ const ANSWERS: Record<string, (services: Services, approvalId: string) => Promis
 };
 
 /** Information actions answer in the chat; they change nothing. */
-export async function answerInformation(services: Services, action: string, approvalId: string) {
+export async function answerInformation(
+  services: InformationActionsServices,
+  action: string,
+  approvalId: string,
+) {
   const answer = ownValue(ANSWERS, action);
   if (!answer) throw new Error(`Unknown information action: ${action}`);
   const text = await answer(services, approvalId);

@@ -22,13 +22,30 @@ import { type AnalyzeIssueJob, issueAnalysisJobId } from './issue-analysis-paylo
 import { trackerComment } from './tracker-comment.js';
 import { postTrackerCommentOnce } from './tracker-comment-once.js';
 
+/** The services this file's functions use. */
+type AnalyzeIssueServices = Pick<
+  Services,
+  | 'analyzer'
+  | 'chat'
+  | 'clock'
+  | 'config'
+  | 'executor'
+  | 'feed'
+  | 'jobs'
+  | 'leases'
+  | 'log'
+  | 'metrics'
+  | 'store'
+  | 'tracker'
+>;
+
 /**
  * spec, Background analysis order: record anomaly frequency; call the analyzer; create the
  * approval; record `approval_linked`; push the approval card; comment on the tracker issue
  * when analysis succeeded. Later steps run even when an earlier optional one failed.
  */
 export async function analyzeIssue(
-  services: Services,
+  services: AnalyzeIssueServices,
   cards: CardSender,
   job: AnalyzeIssueJob,
 ): Promise<void> {
@@ -144,7 +161,7 @@ function approvalIdOf(job: AnalyzeIssueJob): string {
 }
 
 async function recordAnomaly(
-  services: Services,
+  services: AnalyzeIssueServices,
   key: string,
   now: number,
 ): Promise<AnomalyFrequency> {

@@ -16,7 +16,32 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** The error-tracker webhook; its health answer is also the service's readiness check. */
-export async function errtrackerRoutes(app: FastifyInstance, { services }: { services: Services }) {
+export async function errtrackerRoutes(
+  app: FastifyInstance,
+  {
+    services,
+  }: {
+    services: Pick<
+      Services,
+      | 'analyzer'
+      | 'chat'
+      | 'clock'
+      | 'config'
+      | 'executor'
+      | 'failures'
+      | 'feed'
+      | 'jobs'
+      | 'leases'
+      | 'log'
+      | 'metrics'
+      | 'once'
+      | 'operatorKeyFailures'
+      | 'store'
+      | 'stream'
+      | 'tracker'
+    >;
+  },
+) {
   // spec, step 1: "an unparsable body is treated as an empty object"; so is any non-object,
   // a body that is not UTF-8 or nests deeper than the contract allows, and a body whose
   // content type does not parse.

@@ -43,7 +43,10 @@ const ExternalEventDetail = Type.Object({
  * Read API over the recorded stages of error-tracker deliveries: the list shows summaries,
  * the detail route the full event with its payload.
  */
-export async function registerExternalEventRoutes(app: FastifyInstance, services: Services) {
+export async function registerExternalEventRoutes(
+  app: FastifyInstance,
+  services: Pick<Services, 'config' | 'failures' | 'log' | 'operatorKeyFailures' | 'store'>,
+) {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = services.store;
 

@@ -11,6 +11,23 @@ import {
   issueAnalysisJobId,
 } from './issue-analysis-payload.js';
 
+/** The services this file's functions use. */
+type IssueAnalysisJobServices = Pick<
+  Services,
+  | 'analyzer'
+  | 'chat'
+  | 'clock'
+  | 'config'
+  | 'executor'
+  | 'feed'
+  | 'jobs'
+  | 'leases'
+  | 'log'
+  | 'metrics'
+  | 'store'
+  | 'tracker'
+>;
+
 /** spec, step 7: an accepted issue's analysis runs as a durable background job. */
 export const ANALYZE_ISSUE_JOB = 'errtracker.analyze';
 
@@ -27,12 +44,18 @@ export function addIssueAnalysis(tx: Tx, job: AnalyzeIssueJob, now: number): Pro
 }
 
 /** Never throws: a job not relayed now is relayed by the background relay. */
-export async function relayIssueAnalysis(services: Services, job: AnalyzeIssueJob): Promise<void> {
+export async function relayIssueAnalysis(
+  services: IssueAnalysisJobServices,
+  job: AnalyzeIssueJob,
+): Promise<void> {
   await relayFollowUpJob(services, issueAnalysisJobId(job));
 }
 
 /** As many analyses at once as the analyzer admits (spec, Limits: 3). */
-export function registerErrtrackerWorkers(services: Services, cards: CardSender): void {
+export function registerErrtrackerWorkers(
+  services: IssueAnalysisJobServices,
+  cards: CardSender,
+): void {
   services.jobs.process(
     ANALYZE_ISSUE_JOB,
     typedJob(ANALYZE_ISSUE_JOB, AnalyzeIssuePayload, services.log, (job) =>

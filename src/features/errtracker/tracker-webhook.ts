@@ -33,7 +33,26 @@ const NO_SIDE_EFFECTS = {
 };
 
 /** spec, `POST /webhooks/errtracker/error` processing order, steps 2 to 7. */
-export async function handleTrackerDelivery(services: Services, delivery: TrackerDelivery) {
+export async function handleTrackerDelivery(
+  services: Pick<
+    Services,
+    | 'analyzer'
+    | 'chat'
+    | 'clock'
+    | 'config'
+    | 'executor'
+    | 'feed'
+    | 'jobs'
+    | 'leases'
+    | 'log'
+    | 'metrics'
+    | 'once'
+    | 'store'
+    | 'stream'
+    | 'tracker'
+  >,
+  delivery: TrackerDelivery,
+) {
   const { config, store, clock, once, stream } = services;
   const { payload } = delivery;
   const now = clock.now();

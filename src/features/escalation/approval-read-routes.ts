@@ -137,7 +137,9 @@ function autoRepairOf(decision: unknown) {
 
 export async function approvalReadRoutes(
   app: FastifyInstance,
-  { services }: { services: Services },
+  {
+    services,
+  }: { services: Pick<Services, 'config' | 'failures' | 'log' | 'operatorKeyFailures' | 'store'> },
 ) {
   const { store } = services;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();

@@ -5,6 +5,12 @@ import { typedJob } from '../../support/typed-job.js';
 import { addFollowUpJob, completeFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
 import { executeApprovedPlaybook, type RepairDeps } from '../repair/auto-repair.js';
 
+/** The services this file's functions use. */
+type ApprovedExecutionServices = Pick<
+  Services,
+  'clock' | 'config' | 'jobs' | 'log' | 'metrics' | 'store'
+>;
+
 /** Payload `{approval_id, actor, channel}`; the name is older than this module and kept for queued jobs. */
 export const EXECUTE_APPROVAL_JOB = 'approval.execute';
 /** Approved executions were people's decisions; a few of them run side by side. */
@@ -43,11 +49,17 @@ export function addApprovedExecution(
 }
 
 /** After the decision's commit: never throws; the background relay retries a refused one. */
-export async function relayApprovedExecution(services: Services, approvalId: string) {
+export async function relayApprovedExecution(
+  services: ApprovedExecutionServices,
+  approvalId: string,
+) {
   await relayFollowUpJob(services, executionJobId(approvalId));
 }
 
-export function registerExecutionWorker(services: Services, repair: RepairDeps): void {
+export function registerExecutionWorker(
+  services: ApprovedExecutionServices,
+  repair: RepairDeps,
+): void {
   services.jobs.process(
     EXECUTE_APPROVAL_JOB,
     typedJob(EXECUTE_APPROVAL_JOB, ExecutionPayload, services.log, async (payload) => {

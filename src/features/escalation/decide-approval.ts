@@ -22,9 +22,25 @@ import { addApprovedExecution, relayApprovedExecution } from './approved-executi
 import { secondSignerCard } from './card-once.js';
 import { addExpiredCardsJob, announceExpiredApproval } from './expired-approval.js';
 
+/** The services this file's functions use. */
+type DecideApprovalServices = Pick<
+  Services,
+  | 'chat'
+  | 'clock'
+  | 'config'
+  | 'failures'
+  | 'feed'
+  | 'jobs'
+  | 'leases'
+  | 'log'
+  | 'metrics'
+  | 'operatorKeyFailures'
+  | 'store'
+>;
+
 /** What a decision needs: the services and the chat's cards. */
 export interface DecisionDeps {
-  services: Services;
+  services: DecideApprovalServices;
   cards: CardSender;
 }
 
@@ -140,7 +156,10 @@ function cardToken(nonce: string, now: number): DecisionToken {
   };
 }
 
-async function stillPending(services: Services, approvalId: string): Promise<boolean> {
+async function stillPending(
+  services: DecideApprovalServices,
+  approvalId: string,
+): Promise<boolean> {
   return (await findApproval(services.store.db, approvalId))?.status === 'pending';
 }
 

@@ -31,7 +31,24 @@ export interface Escalation {
   flush(): Promise<void>;
 }
 
-export function createEscalation(services: Services, playbooks: readonly Playbook[]): Escalation {
+export function createEscalation(
+  services: Pick<
+    Services,
+    | 'chat'
+    | 'clock'
+    | 'config'
+    | 'executor'
+    | 'failures'
+    | 'feed'
+    | 'jobs'
+    | 'leases'
+    | 'log'
+    | 'metrics'
+    | 'operatorKeyFailures'
+    | 'store'
+  >,
+  playbooks: readonly Playbook[],
+): Escalation {
   const cards = createCardSender(services);
   const hitCounts = createHitCountRefresher(cards);
   const repair = repairDeps(services, playbooks);

@@ -7,6 +7,9 @@ import { publishEvent } from '../events/feed-events.js';
 import { followUpWriter } from '../outbox/follow-up-writer.js';
 import { completeFollowUpJob } from '../outbox/outbox-relay.js';
 
+/** The services this file's functions use. */
+type ExpiredApprovalServices = Pick<Services, 'feed' | 'jobs' | 'log' | 'metrics' | 'store'>;
+
 /**
  * What follows an approval expired because its incident resolved (by the resolve itself, or
  * by a decision that found the incident resolved): the feed hears of it and its cards lose
@@ -34,13 +37,13 @@ const ExpiredCardsPayload = Type.Object({
 const expiredCardsJobId = (approvalId: string) => `expired-cards-${approvalId}`;
 
 export interface ExpiryDeps {
-  services: Services;
+  services: ExpiredApprovalServices;
   cards: CardSender;
 }
 
 /** In the transaction that expires the approval: the job that closes its cards. */
 export function addExpiredCardsJob(
-  services: Services,
+  services: ExpiredApprovalServices,
   tx: Tx,
   approvalId: string,
   actor: string,
@@ -76,7 +79,10 @@ export async function announceExpiredApproval(
   ]);
 }
 
-export function registerExpiredCardsWorker(services: Services, cards: CardSender): void {
+export function registerExpiredCardsWorker(
+  services: ExpiredApprovalServices,
+  cards: CardSender,
+): void {
   services.jobs.process(
     EXPIRED_CARDS_JOB,
     typedJob(EXPIRED_CARDS_JOB, ExpiredCardsPayload, services.log, async (payload) => {

@@ -12,6 +12,21 @@ import type { RepairDeps } from '../repair/auto-repair.js';
 import { createRepairEvaluator, type EvaluateRepair } from '../repair/repair-jobs.js';
 import { pushCardOnce } from './card-once.js';
 
+/** The services this file's functions use. */
+type IncidentFollowupServices = Pick<
+  Services,
+  | 'chat'
+  | 'clock'
+  | 'config'
+  | 'executor'
+  | 'feed'
+  | 'jobs'
+  | 'leases'
+  | 'log'
+  | 'metrics'
+  | 'store'
+>;
+
 /**
  * What follows newly opened incidents, as a durable job: the incidents one converge
  * transaction opened, at most FOLLOW_UP_BATCH of them, `{incident_ids}`.
@@ -63,7 +78,9 @@ export async function addIncidentFollowUps(
  * After the incidents' commit: hands their follow-up job to the queue now rather than within
  * the relay's next pass. Jobs committed in the same tick are relayed together.
  */
-export function createFollowUpRelay(services: Services): (jobId: string) => Promise<void> {
+export function createFollowUpRelay(
+  services: IncidentFollowupServices,
+): (jobId: string) => Promise<void> {
   const followUps = followUpWriter(services);
   const relay = groupCommit<string>((jobIds) =>
     followUps.relay(jobIds.map((jobId) => ({ jobId, name: INCIDENT_FOLLOW_UP_JOB }))),
@@ -79,7 +96,7 @@ export function createFollowUpRelay(services: Services): (jobId: string) => Prom
  * Model analysis is not started here: the spec runs it only when asked (`POST /agents/analyze`).
  */
 export async function followNewIncident(
-  services: Services,
+  services: IncidentFollowupServices,
   cards: CardSender,
   evaluateRepair: EvaluateRepair,
   incidentId: string,
@@ -121,7 +138,7 @@ export async function followNewIncident(
  * evaluated once). Once all are followed, the job's outbox row is completed.
  */
 export async function followNewIncidents(
-  services: Services,
+  services: IncidentFollowupServices,
   followOne: (incidentId: string) => Promise<void>,
   incidentIds: readonly string[],
   jobId: string,
@@ -144,7 +161,7 @@ export async function followNewIncidents(
 }
 
 export function registerIncidentWorkers(
-  services: Services,
+  services: IncidentFollowupServices,
   cards: CardSender,
   repair: RepairDeps,
 ): void {

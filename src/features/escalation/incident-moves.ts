@@ -7,16 +7,25 @@ import { findIncident, type IncidentStatus, moveIncident } from '../incidents/in
 import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
 import { addExpiredCardsJob, announceExpiredApproval } from './expired-approval.js';
 
+/** The services this file's functions use. */
+type IncidentMovesServices = Pick<
+  Services,
+  'clock' | 'feed' | 'jobs' | 'log' | 'metrics' | 'store'
+>;
+
 /** Why a move changed nothing: the incident is not there, or is past that move already. */
 export type MoveRefusal = 'not_found' | 'already_acknowledged' | 'already_resolved';
 export type MoveResult = { ok: true } | { ok: false; refusal: MoveRefusal };
 
 interface MoveDeps {
-  services: Services;
+  services: IncidentMovesServices;
   cards: CardSender;
 }
 
-async function refusalFor(services: Services, incidentId: string): Promise<MoveResult> {
+async function refusalFor(
+  services: IncidentMovesServices,
+  incidentId: string,
+): Promise<MoveResult> {
   const incident = await findIncident(services.store.db, incidentId);
   if (!incident) return { ok: false, refusal: 'not_found' };
   return {

@@ -81,7 +81,19 @@ export interface IntakeHooks {
 }
 
 export function createAlertIntake(
-  services: Services,
+  services: Pick<
+    Services,
+    | 'chat'
+    | 'clock'
+    | 'config'
+    | 'executor'
+    | 'feed'
+    | 'jobs'
+    | 'leases'
+    | 'log'
+    | 'metrics'
+    | 'store'
+  >,
   rules: AlertTypeRule[],
   hooks: IntakeHooks = {},
 ): AlertIntake {

@@ -47,7 +47,13 @@ function postableProblem(body: unknown): string | undefined {
  */
 export async function alertmanagerApiRoutes(
   untyped: FastifyInstance,
-  { services, intake }: { services: Services; intake: AlertIntake },
+  {
+    services,
+    intake,
+  }: {
+    services: Pick<Services, 'clock' | 'config' | 'failures' | 'log' | 'operatorKeyFailures'>;
+    intake: AlertIntake;
+  },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   takeReceiverDeliveries(app, services);

@@ -16,7 +16,9 @@ export interface ConvergedEvent {
  * incident thousands of times a second would otherwise cost a feed entry (a Redis write when
  * distributed) per alert, for a console that can only show the latest count.
  */
-export function createConvergedEvents(services: Services): (event: ConvergedEvent) => void {
+export function createConvergedEvents(
+  services: Pick<Services, 'feed' | 'log'>,
+): (event: ConvergedEvent) => void {
   const windows = new Map<string, { latest?: ConvergedEvent }>();
   return (event) => {
     const open = windows.get(event.incident_id);

@@ -36,7 +36,13 @@ const signatureHeaders = Type.Object({
 /** The signed alert and signal webhooks (spec, Webhooks). */
 export async function intakeRoutes(
   untyped: FastifyInstance,
-  { services, intake }: { services: Services; intake: AlertIntake },
+  {
+    services,
+    intake,
+  }: {
+    services: Pick<Services, 'clock' | 'config' | 'log' | 'metrics' | 'once' | 'store' | 'stream'>;
+    intake: AlertIntake;
+  },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   const { config } = services;

@@ -133,7 +133,16 @@ function decodeStreamCursor(cursor: string | undefined): string | undefined {
 /** Read API for what intake holds: incidents (with why they merged) and signals. */
 export async function readApiRoutes(
   app: FastifyInstance,
-  { services, silences }: { services: Services; silences: SilenceMatching },
+  {
+    services,
+    silences,
+  }: {
+    services: Pick<
+      Services,
+      'config' | 'failures' | 'log' | 'operatorKeyFailures' | 'store' | 'stream'
+    >;
+    silences: SilenceMatching;
+  },
 ) {
   const { store, stream } = services;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();

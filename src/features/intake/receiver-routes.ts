@@ -15,6 +15,9 @@ import {
 import type { AlertIntake } from './alert-intake.js';
 import { acceptJsonOfAnyType, requireJsonBody } from './signed-json.js';
 
+/** The services this file's functions use. */
+type ReceiverRoutesServices = Pick<Services, 'config' | 'failures' | 'log' | 'operatorKeyFailures'>;
+
 /** The OpenAPI security scheme of this route, declared in app.ts's swagger options. */
 export const RECEIVER_TOKEN_SCHEME = 'receiverToken';
 
@@ -49,7 +52,10 @@ export function requireReceiverToken(context: GuardContext) {
  * send application/json, but the body is read as JSON whatever it declares, as on
  * /webhooks/alerts, so every alert route answers one body the same way.
  */
-export function takeReceiverDeliveries(scope: FastifyInstance, services: Services): void {
+export function takeReceiverDeliveries(
+  scope: FastifyInstance,
+  services: ReceiverRoutesServices,
+): void {
   scope.addHook('onRequest', requireReceiverToken(services));
   acceptJsonOfAnyType(scope, { guarded: (services.config.receiverTokens ?? []).length > 0 });
   scope.addHook('preValidation', async (request) => requireJsonBody(request));
@@ -58,7 +64,7 @@ export function takeReceiverDeliveries(scope: FastifyInstance, services: Service
 /** `POST /webhooks/alertmanager`: the alert intake for senders that authenticate by token. */
 export async function receiverRoutes(
   untyped: FastifyInstance,
-  { services, intake }: { services: Services; intake: AlertIntake },
+  { services, intake }: { services: ReceiverRoutesServices; intake: AlertIntake },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
   takeReceiverDeliveries(app, services);

@@ -51,7 +51,7 @@ const DEFAULT_LINGER_MS = 10;
  * Returns a function that stops the loop once the entry in hand is done.
  */
 export function startSignalConsumer(
-  services: Services,
+  services: Pick<Services, 'clock' | 'feed' | 'log' | 'metrics' | 'store' | 'stream'>,
   intake: AlertIntake,
   options: SignalConsumerOptions = {},
 ): () => Promise<void> {

@@ -67,7 +67,7 @@ export function refuseUnsignedEarly(config: Services['config']) {
 }
 
 /** preValidation hook of the alert and signal webhooks: signature, replay guard, then JSON. */
-export function verifySignedWebhook(services: Services) {
+export function verifySignedWebhook(services: Pick<Services, 'clock' | 'config' | 'once'>) {
   const { config, clock, once } = services;
   const secrets = [config.webhookSecret, config.webhookSecretPrevious].filter(
     (secret): secret is string => Boolean(secret),

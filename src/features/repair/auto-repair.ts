@@ -17,6 +17,9 @@ import {
   runPlaybook,
 } from './run-playbook.js';
 
+/** The services this file's functions use. */
+type AutoRepairServices = Pick<Services, 'clock' | 'config' | 'log' | 'store'>;
+
 /** CONTRACT, Auto-repair: automatic moves are made "with actor `auto-repair`". */
 export const AUTO_REPAIR_ACTOR = 'auto-repair';
 
@@ -59,7 +62,7 @@ export interface RepairDeps {
  * its incident, when the caller has just read it (loadRepairCase).
  */
 export async function evaluateAutoRepair(
-  services: Services,
+  services: AutoRepairServices,
   deps: RepairDeps,
   approvalId: string,
   incidentRead?: IncidentRow,
@@ -152,7 +155,7 @@ export async function evaluateAutoRepair(
  * Returns null when the approval was not `approved`.
  */
 export async function executeApprovedPlaybook(
-  services: Services,
+  services: AutoRepairServices,
   deps: RepairDeps,
   approvalId: string,
   actor: string,
@@ -181,7 +184,7 @@ export async function executeApprovedPlaybook(
 }
 
 async function runToEnd(
-  services: Services,
+  services: AutoRepairServices,
   deps: RepairDeps,
   repair: RepairCase,
   playbook: Playbook | null,

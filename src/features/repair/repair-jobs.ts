@@ -18,13 +18,31 @@ import { evaluateAutoRepair, type RepairDeps } from './auto-repair.js';
 import type { Playbook } from './playbooks.js';
 import { notifyResultInChat } from './repair-chat.js';
 
+/** The services this file's functions use. */
+type RepairJobsServices = Pick<
+  Services,
+  | 'chat'
+  | 'clock'
+  | 'config'
+  | 'executor'
+  | 'feed'
+  | 'jobs'
+  | 'leases'
+  | 'log'
+  | 'metrics'
+  | 'store'
+>;
+
 /** Job name (no ':', JobQueue.process); payload `{approval_id}`. */
 export const EVALUATE_REPAIR_JOB = 'repair.evaluate';
 /** Most evaluations are a few queries (blocked, or a dry run); real playbooks mostly wait on the cluster. */
 export const REPAIR_JOB_CONCURRENCY = 8;
 
 /** The repair feature's collaborators as the service runs them; tests swap single parts. */
-export function repairDeps(services: Services, playbooks: readonly Playbook[]): RepairDeps {
+export function repairDeps(
+  services: RepairJobsServices,
+  playbooks: readonly Playbook[],
+): RepairDeps {
   return {
     executor: services.executor,
     playbooks,
@@ -45,7 +63,7 @@ export function repairDeps(services: Services, playbooks: readonly Playbook[]): 
 const EvaluationPayload = Type.Object({ approval_id: Type.String({ minLength: 1 }) });
 
 /** Registers the evaluation job; call before `services.jobs.start()`. */
-export function registerRepairWorkers(services: Services, deps: RepairDeps): void {
+export function registerRepairWorkers(services: RepairJobsServices, deps: RepairDeps): void {
   services.jobs.process(
     EVALUATE_REPAIR_JOB,
     typedJob(EVALUATE_REPAIR_JOB, EvaluationPayload, services.log, async (payload) => {
@@ -61,7 +79,10 @@ export function registerRepairWorkers(services: Services, deps: RepairDeps): voi
  * repair in the background". The job id makes a second enqueue of one approval a no-op while
  * the first is queued; evaluateAutoRepair itself refuses a second evaluation afterwards.
  */
-export function enqueueRepairEvaluation(services: Services, approvalId: string): Promise<string> {
+export function enqueueRepairEvaluation(
+  services: RepairJobsServices,
+  approvalId: string,
+): Promise<string> {
   return services.jobs.enqueue(
     EVALUATE_REPAIR_JOB,
     { approval_id: approvalId },
@@ -101,7 +122,10 @@ export type EvaluateRepair = (approvalId: string, incidentRead?: IncidentRow) =>
  * in the same tick, they are committed in one transaction and relayed together. Settles once
  * evaluated or committed; relaying never throws (the background relay retries).
  */
-export function createRepairEvaluator(services: Services, deps: RepairDeps): EvaluateRepair {
+export function createRepairEvaluator(
+  services: RepairJobsServices,
+  deps: RepairDeps,
+): EvaluateRepair {
   if (!deps.executor.changesState) {
     return async (approvalId, incidentRead) => {
       await evaluateAutoRepair(services, deps, approvalId, incidentRead);
@@ -123,6 +147,6 @@ export function createRepairEvaluator(services: Services, deps: RepairDeps): Eva
 }
 
 /** After the approval's commit: never throws; the background relay retries a refused one. */
-export async function relayRepairEvaluation(services: Services, approvalId: string) {
+export async function relayRepairEvaluation(services: RepairJobsServices, approvalId: string) {
   await relayFollowUpJob(services, evaluationJobId(approvalId));
 }
