@@ -3,9 +3,10 @@
  * its OpenAPI request-body schema (sometimes mutated), raw bytes (invalid UTF-8, deep
  * nesting, duplicate keys, truncated JSON, huge and over-limit bodies, empty bodies) and
  * wrong content types, through `app.inject` on an embedded app (SQLite in a temp DATA_DIR).
- * A failure is a 5xx the spec does not name, an error body without a string `detail`, a
- * rejected inject, an uncaught exception or rejection, RSS growing past the bound, or a list
- * endpoint (or the detail of its first item) not answering 200 JSON afterwards.
+ * A failure is a 5xx the spec does not name, an error body without a string `detail` or a
+ * catalog `code` answered with its status, a rejected inject, an uncaught exception or
+ * rejection, RSS growing past the bound, or a list endpoint (or the detail of its first
+ * item) not answering 200 JSON afterwards.
  * Environment: FUZZ_INPUTS (100000), FUZZ_SEED (random). Not a test; the CI runs a short
  * one (test/security/fuzz-short.test.ts).
  */
@@ -17,6 +18,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { ERROR_STATUS, type ErrorCode } from '../src/error-codes.js';
 import { exitWith } from './lib/exit-with.js';
 
 type Schema = Record<string, unknown>;
@@ -451,12 +453,16 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 export function checkAnswer(route: string, status: number, payload: string): string | undefined {
   if (status < 400) return undefined;
   const parsed = parseJson(payload);
-  const detail =
+  const { detail, code } =
     parsed.ok && parsed.value !== null && typeof parsed.value === 'object'
-      ? (parsed.value as { detail?: unknown }).detail
-      : undefined;
+      ? (parsed.value as { detail?: unknown; code?: unknown })
+      : {};
   if (typeof detail !== 'string')
     return `${status} without a JSON string detail: ${payload.slice(0, 200)}`;
+  if (typeof code !== 'string' || !Object.hasOwn(ERROR_STATUS, code))
+    return `${status} without a catalog code: ${payload.slice(0, 200)}`;
+  if (code !== 'request_refused' && ERROR_STATUS[code as ErrorCode] !== status)
+    return `${status} with code ${code}, which the catalog answers ${ERROR_STATUS[code as ErrorCode]}`;
   if (status < 500) return undefined;
   const allowed = ALLOWED_5XX.some(
     (rule) => rule.route.test(route) && rule.status === status && rule.detail.test(detail),

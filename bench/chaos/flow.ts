@@ -199,6 +199,8 @@ export const bodyText = (body: unknown) =>
   typeof body === 'string' ? body : JSON.stringify(body ?? null);
 export const detailOf = (body: unknown) =>
   body && typeof body === 'object' ? (body as { detail?: unknown }).detail : undefined;
+export const codeOf = (body: unknown) =>
+  body && typeof body === 'object' ? (body as { code?: unknown }).code : undefined;
 
 /** Distinct bodies (up to `limit`) among some answers, for a failed check's detail. */
 export function distinctBodies(sent: Sent[], limit = 3): string {

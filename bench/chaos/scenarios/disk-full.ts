@@ -77,7 +77,11 @@ export async function diskFullScenario(scale: ChaosScale): Promise<ScenarioRepor
     scenario.check(
       'a refusal names the cause',
       refused.length > 0 &&
-        refused.every((a) => (a.body as { detail?: string })?.detail === FULL_DETAIL),
+        refused.every(
+          (a) =>
+            (a.body as { detail?: string; code?: string })?.detail === FULL_DETAIL &&
+            (a.body as { code?: string }).code === 'storage_full',
+        ),
       refused.length > 0 ? JSON.stringify(refused[0]!.body) : 'never refused',
     );
     const ready = await fetch(`${replica.url}/api/v1/livez`);

@@ -2,6 +2,7 @@ import { type Cluster, startCluster } from '../cluster.js';
 import {
   anyExited,
   bodyText,
+  codeOf,
   DRIVER_WORDS,
   detailOf,
   distinctBodies,
@@ -119,10 +120,11 @@ async function restart(scenario: Scenario, cluster: Cluster, scale: ChaosScale) 
     (s) =>
       s.answer.status !== 503 ||
       detailOf(s.answer.body) !== 'Database unavailable' ||
+      codeOf(s.answer.body) !== 'database_unavailable' ||
       DRIVER_WORDS.test(bodyText(s.answer.body)),
   );
   scenario.check(
-    'every alert refused during the outage gets 503 {"detail":"Database unavailable"}, no driver wording',
+    'every alert refused during the outage gets 503 {"detail":"Database unavailable","code":"database_unavailable"}, no driver wording',
     failed.length > 0 && unreadable.length === 0,
     `${failed.length} refused: ${distinctBodies(failed)}${
       unreadable.length ? `; unreadable: ${distinctBodies(unreadable)}` : ''

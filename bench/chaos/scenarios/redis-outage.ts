@@ -17,6 +17,13 @@ import {
   watchOutboxLeftovers,
 } from '../flow.js';
 import { followUpDrained, followUpState } from '../follow-up.js';
+
+/** What a signal refused while Redis is away answers, whole (CONTRACT, Under races, crashes and abuse). */
+const REFUSED_BODY = JSON.stringify({
+  detail: REDIS_UNAVAILABLE,
+  code: 'signal_stream_unavailable',
+});
+
 import { type ChaosScale, Scenario, type ScenarioReport } from '../report.js';
 import { describeStatuses, within } from '../requests.js';
 
@@ -95,10 +102,7 @@ async function outage(scenario: Scenario, cluster: Cluster, scale: ChaosScale) {
   const wrong = duringSignals.filter(
     (s) =>
       !(s.answer.status === 200) &&
-      !(
-        s.answer.status === 503 &&
-        bodyText(s.answer.body) === JSON.stringify({ detail: REDIS_UNAVAILABLE })
-      ),
+      !(s.answer.status === 503 && bodyText(s.answer.body) === REFUSED_BODY),
   );
   scenario.figure(
     'signals from the kill until all replicas were ready again',
@@ -106,7 +110,7 @@ async function outage(scenario: Scenario, cluster: Cluster, scale: ChaosScale) {
   );
   scenario.check(
     // CONTRACT, Under races, crashes and abuse: a dependency that is away answers 503.
-    `every signal from the kill until all replicas are ready again is answered 200 or 503 {"detail":"${REDIS_UNAVAILABLE}"}, nothing else`,
+    `every signal from the kill until all replicas are ready again is answered 200 or 503 ${REFUSED_BODY}, nothing else`,
     duringSignals.length > 0 && wrong.length === 0,
     wrong.length
       ? `${wrong.length} of ${duringSignals.length} otherwise: ${distinctBodies(wrong)}`
