@@ -7,27 +7,28 @@ import { type Background, startBackground } from './background.js';
 import { weakSecrets, weakSecretWarning } from './config/secret-strength.js';
 import type { Config } from './config.js';
 import { analysisRoutes } from './features/analysis/analysis-routes.js';
+import { approvalReadRoutes } from './features/approvals/approval-read-routes.js';
+import { approvalDecisionRoutes } from './features/approvals/decision-routes.js';
 import { operatorRoutes } from './features/approvals/operator-routes.js';
 import { chatopsRoutes } from './features/chat/chatops-routes.js';
 import { consoleRoot, consoleRoutes } from './features/console/console-routes.js';
 import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
-import { approvalReadRoutes } from './features/escalation/approval-read-routes.js';
-import { approvalDecisionRoutes } from './features/escalation/decision-routes.js';
 import { createEscalation } from './features/escalation/escalation.js';
-import { incidentActionRoutes } from './features/escalation/incident-action-routes.js';
-import { resolveIncident } from './features/escalation/incident-moves.js';
 import { eventsRoutes } from './features/events/events-routes.js';
 import { heartbeatRoutes } from './features/heartbeats/heartbeat-routes.js';
 import {
   createHeartbeatWatch,
   watchdogHeartbeatName,
 } from './features/heartbeats/heartbeat-watch.js';
+import { incidentActionRoutes } from './features/incidents/incident-action-routes.js';
+import { resolveIncident } from './features/incidents/incident-moves.js';
+import { incidentReadRoutes } from './features/incidents/incident-read-routes.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
 import { alertmanagerApiRoutes } from './features/intake/alertmanager-api-routes.js';
 import { intakeRoutes } from './features/intake/intake-routes.js';
-import { readApiRoutes } from './features/intake/read-api-routes.js';
 import { RECEIVER_TOKEN_SCHEME, receiverRoutes } from './features/intake/receiver-routes.js';
+import { signalReadRoutes } from './features/intake/signal-read-routes.js';
 import { inventoryRoutes } from './features/inventory/inventory-routes.js';
 import { operationLogRoutes } from './features/oplog/operation-log-routes.js';
 import { readbackRoutes } from './features/readbacks/readback-routes.js';
@@ -165,7 +166,7 @@ export async function buildApp(
     onMuted: (silenceId, alertId, fingerprint) =>
       silences.noteMuted(silenceId, alertId, fingerprint),
     onConverged: (approvalId, hitCount) => escalation.onConverged(approvalId, hitCount),
-    resolve: (incidentId, actor) => resolveIncident(escalation.decisions, incidentId, actor),
+    resolve: (incidentId, actor) => resolveIncident(escalation.incidentMoves, incidentId, actor),
     onWatchdog: (receiver) =>
       heartbeats.beat(watchdogHeartbeatName(receiver), {
         timeout_seconds: config.watchdogTimeoutSeconds,
@@ -175,7 +176,7 @@ export async function buildApp(
   });
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
   const heartbeats = createHeartbeatWatch(services, intake, (incidentId, actor) =>
-    resolveIncident(escalation.decisions, incidentId, actor),
+    resolveIncident(escalation.incidentMoves, incidentId, actor),
   );
   await app.register(receiverRoutes, { prefix: '/api/v1', services, intake });
   await app.register(heartbeatRoutes, { prefix: '/api/v1', services, watch: heartbeats });
@@ -190,14 +191,16 @@ export async function buildApp(
     silences,
   });
   await app.register(errtrackerRoutes, { prefix: '/api/v1', services });
-  await app.register(readApiRoutes, { prefix: '/api/v1', services, silences });
+  await app.register(incidentReadRoutes, { prefix: '/api/v1', services, silences });
+  await app.register(signalReadRoutes, { prefix: '/api/v1', services });
   await app.register(eventsRoutes, { prefix: '/api/v1', services });
   await app.register(approvalReadRoutes, { prefix: '/api/v1', services });
   await app.register(approvalDecisionRoutes, { prefix: '/api/v1', deps: escalation.decisions });
   await app.register(operatorRoutes, { prefix: '/api/v1', services });
   await app.register(incidentActionRoutes, {
     prefix: '/api/v1',
-    deps: escalation.decisions,
+    services,
+    deps: escalation.incidentMoves,
     silences,
   });
   await app.register(inventoryRoutes, { prefix: '/api/v1', services });

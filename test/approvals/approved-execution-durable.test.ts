@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { EXECUTE_APPROVAL_JOB } from '../../src/features/escalation/approved-execution.js';
+import { EXECUTE_APPROVAL_JOB } from '../../src/features/repair/approved-playbook-run.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
 

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { approvalsOnResolve } from '../../src/features/approvals/expired-approval.js';
 import { createCardSender } from '../../src/features/cards/card-sender.js';
-import { sweepSilentIncidents } from '../../src/features/escalation/incident-timeout.js';
+import { sweepSilentIncidents } from '../../src/features/incidents/incident-timeout.js';
 import { backends, buildTestApp, postSigned, TestClock } from '../helpers/build-app.js';
 
 const KEY = 'alice-key-0123456789';
@@ -182,11 +183,11 @@ describe.each(backends())('the incident lifecycle on %s', (backend) => {
         : [first];
     const created = await open(first.app, 'timeout-1');
     clock.advance(599_000);
-    const early = replicas.map(({ app }) => sweepSilentIncidents(decisionDeps(app)));
+    const early = replicas.map(({ app }) => sweepSilentIncidents(incidentMoveDeps(app)));
     expect(await Promise.all(early)).toEqual(replicas.map(() => 0));
     clock.advance(2_000);
     const swept = await Promise.all(
-      replicas.map(({ app }) => sweepSilentIncidents(decisionDeps(app))),
+      replicas.map(({ app }) => sweepSilentIncidents(incidentMoveDeps(app))),
     );
     expect(swept.reduce((sum, count) => sum + count, 0)).toBe(1);
     const after = await incident(first.app, created.incident_id);
@@ -197,6 +198,10 @@ describe.each(backends())('the incident lifecycle on %s', (backend) => {
   });
 });
 
-function decisionDeps(app: FastifyInstance) {
-  return { services: app.services, cards: createCardSender(app.services) };
+function incidentMoveDeps(app: FastifyInstance) {
+  const { services } = app;
+  return {
+    services,
+    approvals: approvalsOnResolve({ services, cards: createCardSender(services) }),
+  };
 }

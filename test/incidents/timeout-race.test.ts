@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { approvalsOnResolve } from '../../src/features/approvals/expired-approval.js';
 import { createCardSender } from '../../src/features/cards/card-sender.js';
-import { sweepSilentIncidents } from '../../src/features/escalation/incident-timeout.js';
+import { sweepSilentIncidents } from '../../src/features/incidents/incident-timeout.js';
 import {
   buildTestApp,
   DISTRIBUTED_ONLY,
@@ -43,9 +44,10 @@ describe.runIf(distributedAvailable()).each(DISTRIBUTED_ONLY)(
       try {
         const alerting = postSigned(app, '/api/v1/webhooks/alerts', firing);
         await held.waiter('update "incidents" set "hit_count"', 'the alert waiting on the row');
+        const services = { ...app.services, clock: sweepClock };
         const sweeping = sweepSilentIncidents({
-          services: { ...app.services, clock: sweepClock },
-          cards: createCardSender(app.services),
+          services,
+          approvals: approvalsOnResolve({ services, cards: createCardSender(app.services) }),
         });
         await held.waiter('update "incidents" set "status"', 'the sweep behind the alert');
         await held.release();

@@ -3,10 +3,8 @@ import { createDryRunExecutor } from '../../src/adapters/executors/dry-run-execu
 import { createKubectlExecutor } from '../../src/adapters/executors/kubectl-executor.js';
 import { insertApproval } from '../../src/features/approvals/approval-records.js';
 import { lookUpIncident } from '../../src/features/incidents/incident-records.js';
-import {
-  evaluateAutoRepair,
-  executeApprovedPlaybook,
-} from '../../src/features/repair/auto-repair.js';
+import { executeApprovedPlaybook } from '../../src/features/repair/approved-playbook-run.js';
+import { evaluateAutoRepair } from '../../src/features/repair/auto-repair.js';
 import { compilePlaybooks, loadPlaybooks } from '../../src/features/repair/playbooks.js';
 import { tempDir } from '../helpers/backends.js';
 import { backends, buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ApprovalStatus, RiskLevel } from '../../src/features/approvals/approval-domain.js';
 import { insertApproval } from '../../src/features/approvals/approval-records.js';
-import type { MoveApproval, RepairDeps } from '../../src/features/repair/auto-repair.js';
+import type { MoveApproval, RepairDeps } from '../../src/features/repair/repair-deps.js';
 import type { Store } from '../../src/ports/store.js';
 
 export interface IncidentInput {

@@ -205,3 +205,14 @@ export function renderDecidedCard(
   const mark = ownValue(DECISION_MARKS, decision.toLowerCase()) ?? `ℹ️ ${decision}`;
   return `${originalText}\n\n${mark} by ${cutText(actor, 64)} · ${formatInZone(atMs, timeZone)}`;
 }
+
+/** The card that asks for the second of two signatures, naming the first signer. */
+export function secondSignerCard(
+  card: ApprovalCardParams,
+  firstSigner: string,
+): ApprovalCardParams {
+  return {
+    ...card,
+    root_cause: `Second signature needed (signed by ${firstSigner}). ${card.root_cause}`,
+  };
+}

@@ -1,6 +1,8 @@
 import { GATEWAY_ERRORS } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { approvalExists } from '../approvals/approval-records.js';
+import { type DecisionDeps, decideApproval } from '../approvals/decide-approval.js';
+import { refusalMessage } from '../approvals/decision-refusals.js';
 import {
   isDecisionAction,
   isInformationAction,
@@ -8,8 +10,6 @@ import {
   parseCallbackUpdate,
 } from '../cards/callback-data.js';
 import { findCard } from '../cards/card-records.js';
-import { type DecisionDeps, decideApproval } from '../escalation/decide-approval.js';
-import { refusalMessage } from '../escalation/decision-refusals.js';
 import { answerCardCommand, parseCardCommand } from './card-command.js';
 import { answerInformation } from './information-actions.js';
 

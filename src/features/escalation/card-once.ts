@@ -1,6 +1,7 @@
 import type { Services } from '../../services.js';
 import { closingDecision, decisionsOf } from '../approvals/approval-decision-records.js';
 import { findApproval } from '../approvals/approval-records.js';
+import { secondSignerCard } from '../cards/approval-card.js';
 import { cardsOfApproval, cutOffCard } from '../cards/card-records.js';
 import type { ApprovalCardParams, CardSender, ClosedApproval } from '../cards/card-types.js';
 
@@ -61,15 +62,4 @@ async function pushFirstCard(
   }
   const firstSigner = decisions.find((row) => row.decision === 'approve')?.actor;
   await cards.push(firstSigner === undefined ? card : secondSignerCard(card, firstSigner));
-}
-
-/** The card that asks for the second of two signatures, naming the first signer. */
-export function secondSignerCard(
-  card: ApprovalCardParams,
-  firstSigner: string,
-): ApprovalCardParams {
-  return {
-    ...card,
-    root_cause: `Second signature needed (signed by ${firstSigner}). ${card.root_cause}`,
-  };
 }

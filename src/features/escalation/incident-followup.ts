@@ -8,7 +8,7 @@ import type { CardSender } from '../cards/card-types.js';
 import { lookUpIncident } from '../incidents/incident-records.js';
 import { type FollowUpWriter, followUpWriter } from '../outbox/follow-up-writer.js';
 import { completeFollowUpJob } from '../outbox/outbox-relay.js';
-import type { RepairDeps } from '../repair/auto-repair.js';
+import type { RepairDeps } from '../repair/repair-deps.js';
 import { createRepairEvaluator, type EvaluateRepair } from '../repair/repair-jobs.js';
 import { pushCardOnce } from './card-once.js';
 

@@ -1,6 +1,12 @@
-import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Selectable,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely';
 import { errors } from '../../errors.js';
-import type { Tables } from '../../ports/store.js';
+import type { Db, Tables } from '../../ports/store.js';
 import { decodeCursor } from '../../support/newest-first.js';
 
 /**
@@ -182,3 +188,9 @@ export function pastUrgencyCursor(
     ]),
   ]);
 }
+
+/** A subquery naming the pending approval of an id, from the approvals' records. */
+export type PendingApprovalRow = (
+  db: Db,
+  approvalId: Expression<string | null>,
+) => SelectQueryBuilder<Tables, 'approvals', { id: string }>;

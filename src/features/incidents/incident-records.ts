@@ -4,7 +4,6 @@ import { batchedLookup } from '../../support/batched-lookup.js';
 import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
 import { inChunks } from '../../support/in-chunks.js';
 import { decodeSeqCursor, type Page, pageOf } from '../../support/newest-first.js';
-import { pendingApprovalRow } from '../approvals/approval-records.js';
 import {
   decodeUrgencyCursor,
   INCIDENT_OPENING_COLUMNS,
@@ -14,6 +13,7 @@ import {
   type IncidentSummary,
   incidentSummary,
   matchesSearch,
+  type PendingApprovalRow,
   pastUrgencyCursor,
   urgencyCursorOf,
 } from './incident-query.js';
@@ -116,29 +116,39 @@ export async function insertIncidents(tx: Db | Tx, incidents: readonly NewIncide
 /**
  * Per fingerprint, the newest incident an alert still joins (converge.ts's merge rule), in
  * one statement built once per count; a fingerprint with no such incident is absent.
+ * `pending` is the approvals' subquery for a pending approval of that id (approvals own that
+ * table: approval-records.ts's pendingApprovalRow); the caller passes it in.
  */
 export async function openIncidentsOf(
   tx: Tx,
   fingerprints: readonly string[],
   firstSeenAfter: number,
+  pending: PendingApprovalRow,
 ): Promise<Map<string, IncidentHead>> {
   const open = new Map<string, IncidentHead>();
   if (fingerprints.length === 0) return open;
-  const { rows } = await openIncidentRows(tx, { fingerprints, after: firstSeenAfter });
+  const { rows } = await openIncidentRows(tx, { fingerprints, after: firstSeenAfter, pending });
   for (const { fingerprint, ...head } of rows)
     if (!open.has(fingerprint)) open.set(fingerprint, head);
   return open;
 }
 
 const openIncidentRows = builtOnce(
-  (db: Db, { fingerprints, after }: { fingerprints: readonly string[]; after: number }) =>
+  (
+    db: Db,
+    {
+      fingerprints,
+      after,
+      pending,
+    }: { fingerprints: readonly string[]; after: number; pending: PendingApprovalRow },
+  ) =>
     db
       .selectFrom('incidents')
       .select(['id', 'approval_id', 'hit_count', 'status', 'fingerprint'])
       .where('fingerprint', 'in', fingerprints)
       .where((eb) =>
         eb.or([
-          eb.exists(pendingApprovalRow(db, eb.ref('incidents.approval_id'))),
+          eb.exists(pending(db, eb.ref('incidents.approval_id'))),
           eb('first_seen', '>', after),
         ]),
       )

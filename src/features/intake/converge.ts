@@ -1,6 +1,7 @@
 import type { Db, Store, Tx } from '../../ports/store.js';
 import { groupCommit } from '../../support/group-commit.js';
 import { forEachChunk } from '../../support/in-chunks.js';
+import { pendingApprovalRow } from '../approvals/approval-records.js';
 import { insertAlerts } from '../incidents/alert-records.js';
 import {
   addIncidentHits,
@@ -128,7 +129,12 @@ async function joinOrOpen(
   const fingerprints = [...byFingerprint.keys()];
   const open = new Map<string, IncidentHead>();
   await forEachChunk(fingerprints, async (chunk) => {
-    for (const [fingerprint, head] of await openIncidentsOf(tx, chunk, now - DEBOUNCE_WINDOW_MS))
+    for (const [fingerprint, head] of await openIncidentsOf(
+      tx,
+      chunk,
+      now - DEBOUNCE_WINDOW_MS,
+      pendingApprovalRow,
+    ))
       open.set(fingerprint, head);
   });
 

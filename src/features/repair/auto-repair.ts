@@ -1,57 +1,20 @@
-import type { Executor } from '../../ports/executor.js';
 import type { Services } from '../../services.js';
-import type { ApprovalStatus } from '../approvals/approval-domain.js';
 import type { IncidentRow } from '../incidents/incident-records.js';
 import { appendOncePerApproval } from '../oplog/operation-claims.js';
 import type { TimedEntry } from '../oplog/operation-entry.js';
 import { lookUpRealSuccesses } from '../oplog/playbook-run-counts.js';
-import { matchPlaybook, type Playbook } from './playbooks.js';
-import { loadRepairCase, type RepairCase } from './repair-case.js';
+import { matchPlaybook } from './playbooks.js';
+import { loadRepairCase } from './repair-case.js';
 import { decideRepair, type RepairDecision } from './repair-decision.js';
-import { repairResultText } from './repair-result-text.js';
-import {
-  executionEntry,
-  playSteps,
-  type RepairResult,
-  recordExecution,
-  runPlaybook,
-} from './run-playbook.js';
+import type { RepairDeps } from './repair-deps.js';
+import { executionEntry, playSteps } from './run-playbook.js';
+import { runToEnd } from './run-to-end.js';
 
 /** The services this file's functions use. */
 type AutoRepairServices = Pick<Services, 'clock' | 'config' | 'log' | 'store'>;
 
 /** CONTRACT, Auto-repair: automatic moves are made "with actor `auto-repair`". */
 export const AUTO_REPAIR_ACTOR = 'auto-repair';
-
-/**
- * Atomic compare-and-set of an approval's status, recorded with who and from which channel
- * (README, Approvals and repair: every move under the approval's lock). Resolves false when the status was not one of `from`.
- */
-export type MoveApproval = (
-  approvalId: string,
-  from: readonly ApprovalStatus[],
-  to: ApprovalStatus,
-  actor: string,
-  channel: string,
-) => Promise<boolean>;
-
-export interface RepairMessage {
-  text: string;
-  approval_id: string;
-  incident_id: string | null;
-  actor: string;
-}
-
-/** Sends a repair's result to the chat (spec, Automatic repair) and records CHAT_RESULT_SENT. */
-export type NotifyResult = (message: RepairMessage) => Promise<void>;
-
-/** What the repair feature needs beyond Services; app.ts builds it once. */
-export interface RepairDeps {
-  executor: Executor;
-  playbooks: readonly Playbook[];
-  moveApproval: MoveApproval;
-  notifyResult: NotifyResult;
-}
 
 /**
  * spec, What the service does (4): evaluates an automatic repair after an approval is created.
@@ -142,106 +105,4 @@ export async function evaluateAutoRepair(
     ran: dryRun,
   });
   return decision;
-}
-
-/**
- * CONTRACT, Approvals: "When an approval becomes `approved`, execution starts in the
- * background ... and moves it to `executing`, then `executed` or `failed`." Call it with the
- * approval in `approved`; it makes the `approved` → `executing` move itself, so of two
- * callers only one executes. People override the severity policy (it governs automatic
- * repair only). With the dry-run executor the steps are recorded, not run, and the approval
- * still ends `executed`: the contract's approved path names no other end state, and the
- * EXECUTION_COMPLETED entry says `executor: dry-run` with `simulated` steps.
- * Returns null when the approval was not `approved`.
- */
-export async function executeApprovedPlaybook(
-  services: AutoRepairServices,
-  deps: RepairDeps,
-  approvalId: string,
-  actor: string,
-  channel = 'chat',
-): Promise<RepairResult | null> {
-  const repair = await loadRepairCase(services.store.db, approvalId);
-  if (repair?.approval.status !== 'approved') return null;
-  if (!(await deps.moveApproval(approvalId, ['approved'], 'executing', actor, channel)))
-    return null;
-  const match = matchPlaybook(deps.playbooks, repair.subject);
-  let refusal: string | null = null;
-  if (!match) {
-    refusal = `No playbook matches alert type ${repair.subject.alert_type}`;
-  } else if (
-    match.playbook.risk_level === 'critical' &&
-    repair.approval.risk_level !== 'critical'
-  ) {
-    // Break-glass needs the two signers of a critical approval (CONTRACT, Approvals); one
-    // signature on a lower-risk approval does not unlock a critical playbook.
-    refusal = `Playbook ${match.playbook.id} is critical (break-glass) but the approval is ${repair.approval.risk_level}: it needs a critical approval with two signers`;
-  }
-  return runToEnd(services, deps, repair, refusal ? null : (match?.playbook ?? null), actor, {
-    channel,
-    refusal,
-  });
-}
-
-async function runToEnd(
-  services: AutoRepairServices,
-  deps: RepairDeps,
-  repair: RepairCase,
-  playbook: Playbook | null,
-  actor: string,
-  options: {
-    channel: string | null;
-    decision?: RepairDecision;
-    refusal?: string | null;
-    /** A run already played and recorded (the dry run of an automatic repair). */
-    ran?: RepairResult;
-  },
-): Promise<RepairResult> {
-  const run = { store: services.store, clock: services.clock, executor: deps.executor };
-  // A run given in `ran` was recorded with its claim already.
-  let result: RepairResult | undefined = options.ran;
-  try {
-    if (result === undefined && playbook) {
-      result = await runPlaybook(
-        { ...run, kubectlContext: services.config.kubectlContext },
-        playbook,
-        repair.target,
-        actor,
-      );
-    } else if (result === undefined) {
-      result = {
-        success: false,
-        playbook_id: null,
-        executed_steps: [],
-        execution_time_ms: 0,
-        error: options.refusal ?? 'No playbook to execute',
-      };
-      await recordExecution(run, result, repair.target, actor, 0);
-    }
-  } finally {
-    // Even when the run threw, the approval must not stay `executing` forever.
-    if (options.channel !== null) {
-      const to = result?.success ? 'executed' : 'failed';
-      await deps.moveApproval(repair.approval.id, ['executing'], to, actor, options.channel);
-    }
-  }
-  const text = repairResultText({
-    approvalId: repair.approval.id,
-    actor,
-    playbook: playbook ? { id: playbook.id, name: playbook.name } : null,
-    executor: deps.executor.name,
-    result,
-    decision: options.decision,
-  });
-  try {
-    await deps.notifyResult({
-      text,
-      approval_id: repair.approval.id,
-      incident_id: repair.target.incident_id,
-      actor,
-    });
-  } catch (error) {
-    services.log.warn({ err: error, approvalId: repair.approval.id }, 'repair result not sent');
-  }
-  return result;
 }

@@ -1,6 +1,6 @@
 import type { Services } from '../../services.js';
 import { appendOperation } from '../oplog/operation-log.js';
-import type { NotifyResult } from './auto-repair.js';
+import type { NotifyResult } from './repair-deps.js';
 
 /**
  * After the chat last asked to wait (429), results stay out of it this long: in a storm the

@@ -14,9 +14,10 @@ import {
   relayFollowUpJob,
   relayFollowUpJobs,
 } from '../outbox/outbox-relay.js';
-import { evaluateAutoRepair, type RepairDeps } from './auto-repair.js';
+import { evaluateAutoRepair } from './auto-repair.js';
 import type { Playbook } from './playbooks.js';
 import { notifyResultInChat } from './repair-chat.js';
+import type { RepairDeps } from './repair-deps.js';
 
 /** The services this file's functions use. */
 type RepairJobsServices = Pick<

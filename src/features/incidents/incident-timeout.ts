@@ -1,7 +1,6 @@
 import { repeatEvery } from '../../support/repeat-every.js';
-import { silentIncidentIds } from '../incidents/incident-records.js';
-import type { DecisionDeps } from './decide-approval.js';
-import { resolveIncident } from './incident-moves.js';
+import { type IncidentMoveDeps, resolveIncident } from './incident-moves.js';
+import { silentIncidentIds } from './incident-records.js';
 
 /** CONTRACT, Incident lifecycle: "within 10 seconds of that moment". */
 const SWEEP_EVERY_MS = 5_000;
@@ -14,7 +13,7 @@ const SWEEP_BATCH = 200;
  * (incident-moves.ts) makes each resolution happen once, and no replica waits out a lease's
  * takeover (30 s) when another dies. Answers how many this sweep resolved.
  */
-export async function sweepSilentIncidents(deps: DecisionDeps): Promise<number> {
+export async function sweepSilentIncidents(deps: IncidentMoveDeps): Promise<number> {
   const { store, clock, config } = deps.services;
   const before = clock.now() - config.incidentTimeoutSeconds * 1000;
   let resolved = 0;
@@ -26,7 +25,7 @@ export async function sweepSilentIncidents(deps: DecisionDeps): Promise<number> 
   return resolved;
 }
 
-export function startIncidentTimeout(deps: DecisionDeps): { stop(): Promise<void> } {
+export function startIncidentTimeout(deps: IncidentMoveDeps): { stop(): Promise<void> } {
   const { log } = deps.services;
   return repeatEvery(
     SWEEP_EVERY_MS,

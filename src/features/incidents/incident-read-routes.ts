@@ -6,20 +6,16 @@ import { requireReadApiAccess } from '../../http/access-guards.js';
 import { ErrorBody } from '../../http/error-body.js';
 import { batchLimit, PageOf, PageQuery } from '../../http/pagination.js';
 import { boundedText, choices, commaList, dateTime } from '../../http/query-values.js';
-import { NullableString } from '../../http/schema-types.js';
 import type { Services } from '../../services.js';
-import { decodeCursor, pageOf } from '../../support/newest-first.js';
+import { countUnresolvedBySeverity } from './incident-counts.js';
+import { IncidentSummary } from './incident-detail.js';
+import { INCIDENT_ORDERS, type IncidentFilters } from './incident-query.js';
+import { type IncidentStatus, listIncidents } from './incident-records.js';
 import {
   IncidentWithSilences,
   incidentWithSilences,
   type SilenceMatching,
-} from '../escalation/incident-with-silences.js';
-import { countUnresolvedBySeverity } from '../incidents/incident-counts.js';
-import { IncidentSummary } from '../incidents/incident-detail.js';
-import { INCIDENT_ORDERS, type IncidentFilters } from '../incidents/incident-query.js';
-import { type IncidentStatus, listIncidents } from '../incidents/incident-records.js';
-import { signalOutcomesOf } from './signal-outcome-records.js';
-import { SIGNALS_STREAM, signalFromStreamFields } from './signal-schema.js';
+} from './incident-with-silences.js';
 
 /** CONTRACT, Operator console: what `q` may hold, and how many ids one batch read names. */
 const SEARCH_MAX_LENGTH = 200;
@@ -101,50 +97,18 @@ const IncidentCounts = Type.Object({
   total: Type.Integer({ description: 'incidents open or acknowledged' }),
 });
 
-const FreeFormObject = Type.Record(Type.String(), Type.Unknown());
-
-const SignalItem = Type.Object({
-  id: Type.String({ description: 'stream entry id' }),
-  source: Type.String(),
-  alert_name: Type.String(),
-  severity: Type.String(),
-  namespace: Type.String(),
-  target: Type.String(),
-  message: Type.String(),
-  labels: FreeFormObject,
-  annotations: FreeFormObject,
-  received_at: Type.String(),
-  handling: Type.Object({ outcome: Type.String(), incident_id: NullableString }),
-});
-
-const SignalPage = Type.Object({
-  stream: Type.String(),
-  length: Type.Integer(),
-  ...PageOf(SignalItem).properties,
-});
-
-/** A signal cursor holds a stream id (`<ms>-<seq>`); anything else is not one we issued. */
-function decodeStreamCursor(cursor: string | undefined): string | undefined {
-  const position = decodeCursor(cursor);
-  if (position !== undefined && !/^\d{1,15}-\d{1,15}$/.test(position)) throw errors.badCursor();
-  return position;
-}
-
-/** Read API for what intake holds: incidents (with why they merged) and signals. */
-export async function readApiRoutes(
+/** The incidents as the console and the read API see them: a page, the counts, one. */
+export async function incidentReadRoutes(
   app: FastifyInstance,
   {
     services,
     silences,
   }: {
-    services: Pick<
-      Services,
-      'config' | 'failures' | 'log' | 'operatorKeyFailures' | 'store' | 'stream'
-    >;
+    services: Pick<Services, 'config' | 'failures' | 'log' | 'operatorKeyFailures' | 'store'>;
     silences: SilenceMatching;
   },
 ) {
-  const { store, stream } = services;
+  const { store } = services;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onRequest', requireReadApiAccess(services));
 
@@ -204,49 +168,6 @@ export async function readApiRoutes(
       const detail = await incidentWithSilences(store.db, silences, request.params.id);
       if (!detail) throw errors.notFound('incident_not_found', request.params.id);
       return detail;
-    },
-  );
-
-  typed.get(
-    '/signals',
-    {
-      schema: {
-        summary: 'Latest entries of the platform:signals stream with how each was handled',
-        tags: ['read'],
-        querystring: Type.Object(PageQuery),
-        response: { 200: SignalPage },
-      },
-    },
-    async (request) => {
-      const limit = request.query.limit ?? 50;
-      const entries = await stream.range(SIGNALS_STREAM, {
-        newestFirst: true,
-        from: decodeStreamCursor(request.query.cursor),
-        limit: limit + 1,
-      });
-      const page = entries.slice(0, limit);
-      const ids = page.map((entry) => entry.id);
-      const outcomes = ids.length ? await signalOutcomesOf(store.db, ids) : [];
-      const byId = new Map(outcomes.map((row) => [row.entry_id, row]));
-      return {
-        stream: SIGNALS_STREAM,
-        length: await stream.length(SIGNALS_STREAM),
-        ...pageOf(
-          entries,
-          limit,
-          (entry) => entry.id,
-          (entry) => {
-            const outcome = byId.get(entry.id);
-            return {
-              id: entry.id,
-              ...signalFromStreamFields(entry.fields),
-              handling: outcome
-                ? { outcome: outcome.outcome, incident_id: outcome.incident_id }
-                : { outcome: 'queued', incident_id: null },
-            };
-          },
-        ),
-      };
     },
   );
 }

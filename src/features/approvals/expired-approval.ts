@@ -4,8 +4,10 @@ import type { Services } from '../../services.js';
 import { typedJob } from '../../support/typed-job.js';
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
+import type { ApprovalsOnResolve } from '../incidents/incident-moves.js';
 import { followUpWriter } from '../outbox/follow-up-writer.js';
 import { completeFollowUpJob } from '../outbox/outbox-relay.js';
+import { approvalLock, moveApprovalIn } from './approval-moves.js';
 
 /** The services this file's functions use. */
 type ExpiredApprovalServices = Pick<Services, 'feed' | 'jobs' | 'log' | 'metrics' | 'store'>;
@@ -96,4 +98,19 @@ export function registerExpiredCardsWorker(
     }),
     EXPIRED_CARDS_CONCURRENCY,
   );
+}
+
+/** What resolving an incident does to its pending approval (incidents/incident-moves.ts). */
+export function approvalsOnResolve(deps: ExpiryDeps): ApprovalsOnResolve {
+  return {
+    lockOf: approvalLock,
+    async expireWith(tx, approvalId, actor, now) {
+      const lifecycle = { actor, channel: 'lifecycle', now };
+      const expired = await moveApprovalIn(tx, approvalId, ['pending'], 'expired', lifecycle);
+      if (expired) await addExpiredCardsJob(deps.services, tx, approvalId, actor, now);
+      return expired;
+    },
+    announceExpired: (approvalId, actor, now) =>
+      announceExpiredApproval(deps, approvalId, actor, now),
+  };
 }

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { StringEnum } from '../../http/schema-types.js';
 import type { Db } from '../../ports/store.js';
-import { IncidentDetail, incidentDetail } from '../incidents/incident-detail.js';
 import type { Silences } from '../silences/silences.js';
+import { IncidentDetail, incidentDetail } from './incident-detail.js';
 
 /** What an incident page needs of the silences capability (it owns their compiled matchers). */
 export type SilenceMatching = Pick<Silences, 'matching'>;

@@ -1,14 +1,6 @@
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
-import { decisionsOf } from '../approvals/approval-decision-records.js';
-import type { ApprovalStatus } from '../approvals/approval-domain.js';
-import {
-  type DecisionRefusal,
-  type DecisionToken,
-  rejectApproval,
-  signApproval,
-} from '../approvals/approval-moves.js';
-import { findApproval } from '../approvals/approval-records.js';
+import { secondSignerCard } from '../cards/approval-card.js';
 import {
   cardsOfApproval,
   consumeCardNonce,
@@ -18,8 +10,15 @@ import {
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
 import { incidentStatusOf } from '../incidents/incident-records.js';
-import { addApprovedExecution, relayApprovedExecution } from './approved-execution.js';
-import { secondSignerCard } from './card-once.js';
+import { decisionsOf } from './approval-decision-records.js';
+import type { ApprovalStatus } from './approval-domain.js';
+import {
+  type DecisionRefusal,
+  type DecisionToken,
+  rejectApproval,
+  signApproval,
+} from './approval-moves.js';
+import { findApproval } from './approval-records.js';
 import { addExpiredCardsJob, announceExpiredApproval } from './expired-approval.js';
 
 /** The services this file's functions use. */
@@ -38,10 +37,20 @@ type DecideApprovalServices = Pick<
   | 'store'
 >;
 
-/** What a decision needs: the services and the chat's cards. */
+/**
+ * An approved approval's playbook run: committed in the decision's transaction, handed to
+ * the queue after its commit (repair/approved-playbook-run.ts).
+ */
+export interface ApprovedExecution {
+  addWith(tx: Tx, approvalId: string, who: Decider, now: number): Promise<void>;
+  relay(approvalId: string): Promise<void>;
+}
+
+/** What a decision needs: the services, the chat's cards and the approved run. */
 export interface DecisionDeps {
   services: DecideApprovalServices;
   cards: CardSender;
+  execution: ApprovedExecution;
 }
 
 /** Who decides, and through which channel (`chat`, `console`, `auto-repair`). */
@@ -86,7 +95,7 @@ export async function decideApproval(
           services.store,
           approvalId,
           decider,
-          { ...onResolved, onApproved: (tx) => addApprovedExecution(tx, approvalId, who, now) },
+          { ...onResolved, onApproved: (tx) => deps.execution.addWith(tx, approvalId, who, now) },
           token,
         )
       : await rejectApproval(services.store, approvalId, decider, onResolved, token);
@@ -104,7 +113,7 @@ export async function decideApproval(
     channel: who.channel,
   });
   if (outcome.status === 'approved') {
-    await relayApprovedExecution(services, approvalId);
+    await deps.execution.relay(approvalId);
     await cards.markDecided(approvalId, 'Approved', who.actor);
   } else if (outcome.status === 'rejected') {
     await cards.markDecided(approvalId, 'Rejected', who.actor);

@@ -1,5 +1,5 @@
 import { GATEWAY_ERRORS } from '../../errors.js';
-import type { DecisionRefusal } from '../approvals/approval-moves.js';
+import type { DecisionRefusal } from './approval-moves.js';
 
 /**
  * Every decision refusal, worded once: the chat answers the message (`ok` false), the

@@ -5,8 +5,13 @@ import { errors } from '../../errors.js';
 import { requireOperator, requireReadApiAccess } from '../../http/access-guards.js';
 import { headerText } from '../../http/credential-guard.js';
 import { ErrorBody } from '../../http/error-body.js';
-import type { DecisionDeps } from './decide-approval.js';
-import { acknowledgeIncident, type MoveResult, resolveIncident } from './incident-moves.js';
+import type { Services } from '../../services.js';
+import {
+  acknowledgeIncident,
+  type IncidentMoveDeps,
+  type MoveResult,
+  resolveIncident,
+} from './incident-moves.js';
 import {
   IncidentWithSilences,
   incidentWithSilences,
@@ -30,10 +35,14 @@ function refused(id: string, result: Extract<MoveResult, { ok: false }>) {
  */
 export async function incidentActionRoutes(
   untyped: FastifyInstance,
-  options: { deps: DecisionDeps; silences: SilenceMatching },
+  options: {
+    services: Pick<Services, 'config' | 'failures' | 'log' | 'operatorKeyFailures' | 'store'>;
+    deps: IncidentMoveDeps;
+    silences: SilenceMatching;
+  },
 ) {
   const app = untyped.withTypeProvider<TypeBoxTypeProvider>();
-  const { services } = options.deps;
+  const { services } = options;
   app.addHook('onRequest', requireReadApiAccess(services));
   app.addHook('onRequest', requireOperator(services));
   const moves = { acknowledge: acknowledgeIncident, resolve: resolveIncident } as const;

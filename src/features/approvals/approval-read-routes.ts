@@ -10,12 +10,12 @@ import { NullableString, StringEnum } from '../../http/schema-types.js';
 import type { Executor } from '../../ports/executor.js';
 import type { Db } from '../../ports/store.js';
 import type { Services } from '../../services.js';
-import { decisionsOf } from '../approvals/approval-decision-records.js';
-import { APPROVAL_STATUSES } from '../approvals/approval-domain.js';
-import { signersNeeded } from '../approvals/approval-moves.js';
-import { findApproval, listApprovals } from '../approvals/approval-records.js';
 import { incidentHeadlinesOf } from '../incidents/incident-records.js';
 import { autoRepairDecisionOf, latestExecutorsOf } from '../oplog/operation-reads.js';
+import { decisionsOf } from './approval-decision-records.js';
+import { APPROVAL_STATUSES } from './approval-domain.js';
+import { signersNeeded } from './approval-moves.js';
+import { findApproval, listApprovals } from './approval-records.js';
 
 /**
  * The read API of approvals. Each one is shown with its incident and what its execution and

@@ -1,25 +1,35 @@
+import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { crashPoint } from '../../support/crash-point.js';
-import { approvalLock, moveApprovalIn } from '../approvals/approval-moves.js';
-import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
-import { findIncident, type IncidentStatus, moveIncident } from '../incidents/incident-records.js';
-import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
-import { addExpiredCardsJob, announceExpiredApproval } from './expired-approval.js';
+import { findIncident, type IncidentStatus, moveIncident } from './incident-records.js';
+import { addTimelineEntries } from './incident-timeline-records.js';
 
 /** The services this file's functions use. */
 type IncidentMovesServices = Pick<
   Services,
-  'clock' | 'feed' | 'jobs' | 'log' | 'metrics' | 'store'
+  'clock' | 'config' | 'feed' | 'jobs' | 'log' | 'metrics' | 'store'
 >;
 
 /** Why a move changed nothing: the incident is not there, or is past that move already. */
 export type MoveRefusal = 'not_found' | 'already_acknowledged' | 'already_resolved';
 export type MoveResult = { ok: true } | { ok: false; refusal: MoveRefusal };
 
-interface MoveDeps {
+/**
+ * What a resolve does to the incident's pending approval, supplied by approvals
+ * (approvals/expired-approval.ts): the lock every move of it takes, its expiry in the
+ * resolve's transaction, and what follows the commit.
+ */
+export interface ApprovalsOnResolve {
+  lockOf(approvalId: string): string;
+  /** Expires the approval when it is still pending; true when it did. */
+  expireWith(tx: Tx, approvalId: string, actor: string, now: number): Promise<boolean>;
+  announceExpired(approvalId: string, actor: string, now: number): Promise<void>;
+}
+
+export interface IncidentMoveDeps {
   services: IncidentMovesServices;
-  cards: CardSender;
+  approvals: ApprovalsOnResolve;
 }
 
 async function refusalFor(
@@ -36,7 +46,7 @@ async function refusalFor(
 
 /** CONTRACT, Incident lifecycle: `open` → `acknowledged`, by an operator. */
 export async function acknowledgeIncident(
-  { services }: MoveDeps,
+  { services }: IncidentMoveDeps,
   incidentId: string,
   actor: string,
 ): Promise<MoveResult> {
@@ -65,13 +75,13 @@ const UNRESOLVED: readonly IncidentStatus[] = ['open', 'acknowledged'];
  * CONTRACT, Under races, crashes and abuse, Resolving: the status, the approval's expiry
  * and the timeline entry commit in one transaction, under the approval's lock as every move
  * of it is, so a crash never leaves a resolved incident with an approval still to approve;
- * the job that closes the approval's cards commits with them (expired-approval.ts).
+ * the job that closes the approval's cards commits with them (approvals/expired-approval.ts).
  * An incident's approval is fixed when it opens, so it is read before the lock is taken.
  * `silentSince` (the timeout's): resolve only if its last alert is still older than that
  * once its row is locked.
  */
 export async function resolveIncident(
-  { services, cards }: MoveDeps,
+  { services, approvals }: IncidentMoveDeps,
   incidentId: string,
   actor: string,
   silentSince?: number,
@@ -81,9 +91,8 @@ export async function resolveIncident(
   if (!incident) return { ok: false, refusal: 'not_found' };
   if (incident.status === 'resolved') return { ok: false, refusal: 'already_resolved' };
   const approvalId = incident.approval_id;
-  const lifecycle = { actor, channel: 'lifecycle', now };
   const moved = await services.store.withLock(
-    approvalId ? [approvalLock(approvalId)] : [],
+    approvalId ? [approvals.lockOf(approvalId)] : [],
     async (tx) => {
       const done = await moveIncident(
         tx,
@@ -97,9 +106,7 @@ export async function resolveIncident(
       await addTimelineEntries(tx, [{ incidentId, at: now, event: 'resolved', actor }]);
       crashPoint('resolve:before-approval-expiry');
       const expired =
-        approvalId !== null &&
-        (await moveApprovalIn(tx, approvalId, ['pending'], 'expired', lifecycle));
-      if (expired) await addExpiredCardsJob(services, tx, approvalId, actor, now);
+        approvalId !== null && (await approvals.expireWith(tx, approvalId, actor, now));
       return { expired };
     },
   );
@@ -107,7 +114,7 @@ export async function resolveIncident(
   crashPoint('resolve:after-commit');
   publishEvent(services, 'incident.resolved', { incident_id: incidentId, actor });
   if (approvalId && moved.expired) {
-    await announceExpiredApproval({ services, cards }, approvalId, actor, now);
+    await approvals.announceExpired(approvalId, actor, now);
   }
   return { ok: true };
 }
