@@ -74,7 +74,7 @@ const SLOW = [
   'test/intake/incident-follow-up-outbox.test.ts',
   'test/intake/incident-follow-up.test.ts',
   'test/intake/signals.test.ts',
-  'test/repair/operation-claims.test.ts',
+  'test/oplog/operation-claims.test.ts',
   'test/security/fuzz-short.test.ts',
   'test/security/hostile-connections.test.ts',
   'test/security/hostile-requests.test.ts',
