@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
 import { cardsOfApproval } from '../../src/features/cards/card-records.js';
 import { INCIDENT_FOLLOW_UP_JOB } from '../../src/features/escalation/incident-followup.js';
+import { chatEnv } from '../chat/chat-flow.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { followUpCompleted, holdJobsInTransaction } from '../helpers/follow-up-jobs.js';
 import { startTelegramStandIn, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { chatEnv } from './chat-flow.js';
 
 const KEY = 'bob-key-0123456789ab';
 

@@ -1,6 +1,4 @@
 import { describe, expect, it, vi } from 'vitest';
-import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
-import { waitFor } from '../helpers/wait-for.js';
 import {
   crashLoop,
   env,
@@ -8,13 +6,15 @@ import {
   refuseEnqueues,
   triggeredEntries,
   URL,
-} from './follow-up-fixtures.js';
+} from '../escalation/follow-up-fixtures.js';
+import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 /**
  * In front of Redis, an incident's follow-up is an outbox row committed with it and relayed
  * once committed (src/features/outbox): a queue that refuses the job, or loses it, delays the
  * follow-up but cannot lose it. On the SQL queue the job itself commits with the incident,
- * so none of this applies (incident-follow-up.test.ts covers both).
+ * so none of this applies (test/escalation/incident-follow-up.test.ts covers both).
  */
 const outboxInFront = backends().filter((backend) => backend === 'distributed');
 

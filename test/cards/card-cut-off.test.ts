@@ -4,12 +4,12 @@ import { findApproval } from '../../src/features/approvals/approval-records.js';
 import { cardsOfApproval } from '../../src/features/cards/card-records.js';
 import { createCardSender } from '../../src/features/cards/card-sender.js';
 import { followNewIncident } from '../../src/features/escalation/incident-followup.js';
+import { chatEnv, press } from '../chat/chat-flow.js';
 import { backends, buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
 import { followUpCompleted } from '../helpers/follow-up-jobs.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { startTelegramStandIn, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { chatEnv, press } from './chat-flow.js';
 
 const firing = (target: string) => ({
   alert_name: 'KubePodCrashLooping',

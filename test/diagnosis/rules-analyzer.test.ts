@@ -4,7 +4,7 @@ import { isLibraryFrame } from '../../src/features/diagnosis/error-location.js';
 import { FAILURE_SIGNATURES } from '../../src/features/diagnosis/failure-signatures.js';
 import { createRulesAnalyzer, diagnoseError } from '../../src/features/diagnosis/rules-analyzer.js';
 import { buildErrorContext } from '../../src/features/errtracker/error-context.js';
-import { type ContextInput, errorContext, frame } from './error-contexts.js';
+import { type ContextInput, errorContext, frame } from '../analyzers/error-contexts.js';
 import { CODE_CASES } from './signature-cases-code.js';
 import { INFRA_CASES } from './signature-cases-infra.js';
 import { INPUT_CASES } from './signature-cases-input.js';

@@ -5,10 +5,10 @@ import {
   createHitCountRefresher,
   HIT_COUNT_EDIT_INTERVAL_MS,
 } from '../../src/features/cards/hit-count-refresher.js';
+import { cardFor, chatEnv, openIncidentCard } from '../chat/chat-flow.js';
 import { type Backend, backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import { startTelegramStandIn, type TelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
-import { cardFor, chatEnv, openIncidentCard } from './chat-flow.js';
 
 /**
  * CONTRACT, Chat under storms: "Edits that only raise a card's hit count are sent at most

@@ -1,4 +1,4 @@
-import { type ContextInput, frame } from './error-contexts.js';
+import { type ContextInput, frame } from '../analyzers/error-contexts.js';
 
 /**
  * Builds one case of the rules-analyzer signature table. Cases are one realistic error per

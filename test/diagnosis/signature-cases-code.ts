@@ -1,4 +1,4 @@
-import { frame } from './error-contexts.js';
+import { frame } from '../analyzers/error-contexts.js';
 import { type SignatureCase, signatureCase } from './signature-case.js';
 
 /** Rules-analyzer signature cases: Programming defects: dereferences, names, keys, indexes, arithmetic, recursion, concurrency. */

@@ -27,8 +27,8 @@ import {
 
 /**
  * An incident and its follow-up commit together: on the SQL queue the job itself, in front of
- * Redis an outbox row (incident-follow-up-outbox.test.ts). A crash or an outage after the
- * commit delays the follow-up (its card, its repair evaluation) but cannot lose it.
+ * Redis an outbox row (test/outbox/incident-follow-up-outbox.test.ts). A crash or an outage
+ * after the commit delays the follow-up (its card, its repair evaluation) but cannot lose it.
  */
 
 describe.each(backends())("an incident's follow-up on %s", (backend) => {
