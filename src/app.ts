@@ -16,12 +16,8 @@ import { errtrackerRoutes } from './features/errtracker/errtracker-routes.js';
 import { createEscalation } from './features/escalation/escalation.js';
 import { eventsRoutes } from './features/events/events-routes.js';
 import { heartbeatRoutes } from './features/heartbeats/heartbeat-routes.js';
-import {
-  createHeartbeatWatch,
-  watchdogHeartbeatName,
-} from './features/heartbeats/heartbeat-watch.js';
+import { createHeartbeatWatch } from './features/heartbeats/heartbeat-watch.js';
 import { incidentActionRoutes } from './features/incidents/incident-action-routes.js';
-import { resolveIncident } from './features/incidents/incident-moves.js';
 import { incidentReadRoutes } from './features/incidents/incident-read-routes.js';
 import { createAlertIntake } from './features/intake/alert-intake.js';
 import { loadAlertTypeRules } from './features/intake/alert-type-rules.js';
@@ -162,22 +158,14 @@ export async function buildApp(
   await silences.start();
   app.addHook('onClose', () => silences.stop());
   const intake = createAlertIntake(services, alertTypeRules, {
-    mutedBy: (labels) => silences.mutedBy(labels),
-    onMuted: (silenceId, alertId, fingerprint) =>
-      silences.noteMuted(silenceId, alertId, fingerprint),
-    onConverged: (approvalId, hitCount) => escalation.onConverged(approvalId, hitCount),
-    resolve: (incidentId, actor) => resolveIncident(escalation.incidentMoves, incidentId, actor),
-    onWatchdog: (receiver) =>
-      heartbeats.beat(watchdogHeartbeatName(receiver), {
-        timeout_seconds: config.watchdogTimeoutSeconds,
-        severity: 'warning',
-        namespace: 'default',
-      }),
+    silences,
+    incidentMoves: escalation.incidentMoves,
+    escalation,
   });
   await app.register(intakeRoutes, { prefix: '/api/v1', services, intake });
-  const heartbeats = createHeartbeatWatch(services, intake, (incidentId, actor) =>
-    resolveIncident(escalation.incidentMoves, incidentId, actor),
-  );
+  // Heartbeats open incidents through intake, and intake's Watchdog alert beats one.
+  const heartbeats = createHeartbeatWatch(services, intake, escalation.incidentMoves);
+  intake.beatWatchdogWith(heartbeats);
   await app.register(receiverRoutes, { prefix: '/api/v1', services, intake });
   await app.register(heartbeatRoutes, { prefix: '/api/v1', services, watch: heartbeats });
   await app.register(alertmanagerApiRoutes, {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { recordBeat } from '../../src/features/heartbeats/heartbeat-records.js';
 import { createHeartbeatWatch } from '../../src/features/heartbeats/heartbeat-watch.js';
+import type { IncidentMoveDeps } from '../../src/features/incidents/incident-moves.js';
 import type { AlertIntake } from '../../src/features/intake/alert-intake.js';
 import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -25,7 +26,7 @@ describe.each(backends())('1,000 heartbeats due at once, on %s', (backend) => {
 
     // A sweep of the app's own kind, run by the test; the app's worker opens the incidents.
     // The sweep reads no alert: it only expires rows and queues the jobs that open incidents.
-    const sweep = createHeartbeatWatch(services, {} as AlertIntake, async () => undefined);
+    const sweep = createHeartbeatWatch(services, {} as AlertIntake, {} as IncidentMoveDeps);
     await sweep.sweep();
     const statuses = await db
       .selectFrom('heartbeats')

@@ -5,6 +5,7 @@ import {
   createHeartbeatWatch,
   MISSING_CONCURRENCY,
 } from '../../src/features/heartbeats/heartbeat-watch.js';
+import type { IncidentMoveDeps } from '../../src/features/incidents/incident-moves.js';
 import type { AlertIntake } from '../../src/features/intake/alert-intake.js';
 import type { JobQueue } from '../../src/ports/jobs.js';
 import {
@@ -57,7 +58,7 @@ describe.runIf(distributedAvailable()).each(DISTRIBUTED_ONLY)(
       const sweep = createHeartbeatWatch(
         { ...services, jobs, clock: later },
         {} as AlertIntake,
-        async () => undefined,
+        {} as IncidentMoveDeps,
       ).sweep();
       await atQueue;
 

@@ -24,7 +24,9 @@ describe.each(backends())('a muted signal redelivered on %s', (backend) => {
   it('is recorded once, and never becomes an incident on a later delivery', async () => {
     const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
     let muting: string | undefined = 'silence-1';
-    const intake = createAlertIntake(app.services, [], { mutedBy: () => muting });
+    const intake = createAlertIntake(app.services, [], {
+      silences: { mutedBy: () => muting, noteMuted: () => undefined },
+    });
     const options = { signalEntryId: '1700000000000-0', requestedBy: 'signal-consumer' };
     const first = await intake.accept(signalAlert, 'signal', options);
     expect(first).toMatchObject({ status: 'silenced', silence_id: 'silence-1', incident_id: null });
@@ -52,7 +54,9 @@ describe.each(backends())('a muted signal redelivered on %s', (backend) => {
     async (_how, lookup) => {
       const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
       let muting: string | undefined;
-      const intake = createAlertIntake(app.services, [], { mutedBy: () => muting });
+      const intake = createAlertIntake(app.services, [], {
+        silences: { mutedBy: () => muting, noteMuted: () => undefined },
+      });
       const options = { signalEntryId: '1700000000001-0', requestedBy: 'signal-consumer' };
       const first = await intake.accept(signalAlert, 'signal', options);
       expect(first.status).toBe('created');

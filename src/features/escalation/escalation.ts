@@ -7,8 +7,8 @@ import { createHitCountRefresher } from '../cards/hit-count-refresher.js';
 import type { IncidentMoveDeps } from '../incidents/incident-moves.js';
 import { startIncidentTimeout } from '../incidents/incident-timeout.js';
 import { approvedPlaybookRuns, registerExecutionWorker } from '../repair/approved-playbook-run.js';
-import type { RepairDeps } from '../repair/repair-deps.js';
 import type { Playbook } from '../repair/playbooks.js';
+import type { RepairDeps } from '../repair/repair-deps.js';
 import { registerRepairWorkers, repairDeps } from '../repair/repair-jobs.js';
 import { registerIncidentWorkers } from './incident-followup.js';
 

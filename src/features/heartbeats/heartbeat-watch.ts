@@ -2,7 +2,8 @@ import { type Static, Type } from 'typebox';
 import type { Services } from '../../services.js';
 import { repeatEvery } from '../../support/repeat-every.js';
 import { typedJob } from '../../support/typed-job.js';
-import type { AlertIntake } from '../intake/alert-intake.js';
+import { type IncidentMoveDeps, resolveIncident } from '../incidents/incident-moves.js';
+import type { AlertIntake, WatchdogBeats } from '../intake/alert-intake.js';
 import { workloadOf } from '../intake/fingerprint.js';
 import {
   addFollowUpJobs,
@@ -75,7 +76,7 @@ export function heartbeatView(row: HeartbeatRow) {
   };
 }
 
-export interface HeartbeatWatch {
+export interface HeartbeatWatch extends WatchdogBeats {
   /** Records a beat; the beat after a missed one resolves the incident the miss opened. */
   beat(name: string, settings: HeartbeatSettings): Promise<HeartbeatRow>;
   /** Expires every heartbeat past its time, opening one incident each; answers how many. */
@@ -91,9 +92,9 @@ export interface HeartbeatWatch {
  * compare-and-set); the next beat resolves it (`resolved_by` `heartbeat`).
  */
 export function createHeartbeatWatch(
-  services: OutboxDeps & Pick<Services, 'clock'>,
+  services: OutboxDeps & Pick<Services, 'clock' | 'config'>,
   intake: AlertIntake,
-  resolve: (incidentId: string, actor: string) => Promise<unknown>,
+  incidentMoves: IncidentMoveDeps,
 ): HeartbeatWatch {
   const { store, clock, log } = services;
 
@@ -120,10 +121,17 @@ export function createHeartbeatWatch(
   }
 
   const watch: HeartbeatWatch = {
+    beatWatchdog(receiver) {
+      return watch.beat(watchdogHeartbeatName(receiver), {
+        timeout_seconds: services.config.watchdogTimeoutSeconds,
+        severity: 'warning',
+        namespace: 'default',
+      });
+    },
     async beat(name, settings) {
       const { before, after } = await recordBeat(store.db, name, settings, clock.now());
       if (before?.status === 'expired' && before.incident_id) {
-        await resolve(before.incident_id, 'heartbeat');
+        await resolveIncident(incidentMoves, before.incident_id, 'heartbeat');
       }
       return after;
     },

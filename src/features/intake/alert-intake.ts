@@ -1,9 +1,12 @@
 import type { Store } from '../../ports/store.js';
 import type { Services } from '../../services.js';
+import type { Escalation } from '../escalation/escalation.js';
 import { createFollowUpRelay } from '../escalation/incident-followup.js';
 import { publishEvent } from '../events/feed-events.js';
+import { type IncidentMoveDeps, resolveIncident } from '../incidents/incident-moves.js';
 import { unresolvedIncidentOf } from '../incidents/incident-records.js';
 import { followUpWriter } from '../outbox/follow-up-writer.js';
+import type { Silences } from '../silences/silences.js';
 import { alertIdAt } from './alert-id.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
@@ -64,20 +67,27 @@ export interface AlertIntake {
   ): Promise<AlertResult>;
 }
 
-export interface IntakeHooks {
-  /** A converged alert raised an incident's hit count (its card shows the count). */
-  onConverged?(approvalId: string, hitCount: number): void;
-  /** CONTRACT, Heartbeats: a firing Watchdog alert from `receiver` beats its heartbeat. */
-  onWatchdog?(receiver: string): Promise<unknown>;
-  /** CONTRACT, Silences: the active silence muting a firing alert with these labels, if any. */
-  mutedBy?(labels: Record<string, string>): string | undefined;
-  /** A firing alert was muted and recorded (the silence counts what it muted). */
-  onMuted?(silenceId: string, alertId: string, fingerprint: string): void;
+/** CONTRACT, Heartbeats: a firing Watchdog alert from `receiver` beats its heartbeat. */
+export interface WatchdogBeats {
+  beatWatchdog(receiver: string): Promise<unknown>;
+}
+
+/**
+ * The capabilities intake reaches, built before it in the composition root. Each is
+ * optional: the standalone signal consumer (consumer.ts) runs without them.
+ */
+export interface IntakeCapabilities {
+  /** CONTRACT, Silences: which silence mutes a firing alert, and counting what it muted. */
+  silences?: Pick<Silences, 'mutedBy' | 'noteMuted'>;
   /**
    * CONTRACT, Incident lifecycle: a resolved alert resolves its unresolved incident, with
-   * what resolution does to the approval and the cards (escalation/incident-moves.ts).
+   * what resolution does to the approval and the cards (incidents/incident-moves.ts).
    */
-  resolve?(incidentId: string, actor: string): Promise<unknown>;
+  incidentMoves?: IncidentMoveDeps;
+  /** A converged alert raised an incident's hit count (its card shows the count). */
+  escalation?: Pick<Escalation, 'onConverged'>;
+  /** Set once the heartbeats exist (they open incidents through intake). */
+  watchdog?: WatchdogBeats;
 }
 
 export function createAlertIntake(
@@ -95,8 +105,10 @@ export function createAlertIntake(
     | 'store'
   >,
   rules: AlertTypeRule[],
-  hooks: IntakeHooks = {},
-): AlertIntake {
+  capabilities: IntakeCapabilities = {},
+): AlertIntake & { beatWatchdogWith(watchdog: WatchdogBeats): void } {
+  const { silences, incidentMoves, escalation } = capabilities;
+  let watchdog = capabilities.watchdog;
   const { store, clock, metrics } = services;
   const convergeOrCreate = createConverger(store, followUpWriter(services));
   const relayFollowUp = createFollowUpRelay(services);
@@ -135,7 +147,7 @@ export function createAlertIntake(
         // fingerprint, if any, and still creates nothing.
         const incidentId = (await unresolvedIncidentOf(store.db, typed.fingerprint))?.id ?? null;
         await recordAlert(store.db, typed, incidentId, 'resolved', now);
-        if (incidentId) await hooks.resolve?.(incidentId, 'alert');
+        if (incidentId && incidentMoves) await resolveIncident(incidentMoves, incidentId, 'alert');
         metrics.alertsProcessed.labels('resolved_recorded', origin).inc();
         return {
           status: 'resolved',
@@ -145,8 +157,8 @@ export function createAlertIntake(
           analysis_scheduled: false,
         };
       }
-      if (options.receiver !== undefined && alert.alert_name === WATCHDOG && hooks.onWatchdog) {
-        await hooks.onWatchdog(options.receiver);
+      if (options.receiver !== undefined && alert.alert_name === WATCHDOG && watchdog) {
+        await watchdog.beatWatchdog(options.receiver);
         await recordAlert(store.db, typed, null, 'heartbeat', now);
         return {
           status: 'heartbeat',
@@ -156,7 +168,7 @@ export function createAlertIntake(
           analysis_scheduled: false,
         };
       }
-      const silenceId = hooks.mutedBy?.(silenceLabels(alert, typed));
+      const silenceId = silences?.mutedBy(silenceLabels(alert, typed));
       // A signal muted before is muted again when redelivered (CONTRACT, Signals: handled
       // once), even after its silence ended: it records nothing more. One handled before in
       // any other way is replayed by the converger, even under a silence that began since.
@@ -175,7 +187,8 @@ export function createAlertIntake(
             ]);
           });
           metrics.alertsProcessed.labels('silenced', origin).inc();
-          if (silenceId !== undefined) hooks.onMuted?.(silenceId, typed.alertId, typed.fingerprint);
+          if (silenceId !== undefined)
+            silences?.noteMuted(silenceId, typed.alertId, typed.fingerprint);
         }
         const { alertId, fingerprint } = typed;
         return {
@@ -229,12 +242,15 @@ export function createAlertIntake(
         });
       }
       if (result.status === 'converged' && result.approval_id) {
-        hooks.onConverged?.(result.approval_id, result.hit_count);
+        escalation?.onConverged(result.approval_id, result.hit_count);
       }
       metrics.alertsProcessed
         .labels(result.status === 'created' ? 'incident_created' : 'converged', origin)
         .inc();
       return result;
+    },
+    beatWatchdogWith(beats) {
+      watchdog = beats;
     },
   };
 }
