@@ -1,0 +1,116 @@
+import { type Static, type TSchema, Type } from 'typebox';
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Closed: a field a publisher adds without declaring it here fails the feed's schema tests. */
+const CLOSED = { additionalProperties: false } as const;
+
+/**
+ * CONTRACT, Operator console: the events of `GET /api/v1/events`, each name with the fields it
+ * carries beside `type` and `at`. Declared once: `publishEvent` takes each event's data by
+ * this type, and the console's `FeedEvent` is generated from it (scripts/console-api-types.ts).
+ */
+export const FEED_EVENT_DATA = {
+  // CONTRACT, Operator console: enough to show the incident without reading it back.
+  'incident.created': Type.Object(
+    {
+      incident_id: Type.String(),
+      approval_id: Nullable(Type.String()),
+      fingerprint: Type.String(),
+      severity: Type.String(),
+      namespace: Type.String(),
+      alert_name: Type.String(),
+      workload: Type.String(),
+      status: Type.Literal('open'),
+      hit_count: Type.Integer(),
+    },
+    CLOSED,
+  ),
+  'incident.converged': Type.Object(
+    { incident_id: Type.String(), approval_id: Nullable(Type.String()), hit_count: Type.Integer() },
+    CLOSED,
+  ),
+  'incident.acknowledged': Type.Object(
+    { incident_id: Type.String(), actor: Type.String() },
+    CLOSED,
+  ),
+  'incident.resolved': Type.Object({ incident_id: Type.String(), actor: Type.String() }, CLOSED),
+  /** `actor` is `alert`: a new firing of its fingerprint reopened it. */
+  'incident.reopened': Type.Object({ incident_id: Type.String(), actor: Type.String() }, CLOSED),
+  'approval.created': Type.Object(
+    {
+      approval_id: Type.String(),
+      /** null for an error-tracker issue, which names its `issue_id` instead */
+      incident_id: Nullable(Type.String()),
+      issue_id: Type.Optional(Type.String()),
+      action: Type.String(),
+      risk_level: Type.String(),
+    },
+    CLOSED,
+  ),
+  'approval.updated': Type.Object(
+    {
+      approval_id: Type.String(),
+      status: Type.String(),
+      /** only on a decision by a person (chat or console) */
+      decision: Type.Optional(Type.String()),
+      actor: Type.String(),
+      /** `chat`, `console`, `auto-repair`, or `lifecycle` for an approval expired with its incident */
+      channel: Type.String(),
+    },
+    CLOSED,
+  ),
+  'signal.handled': Type.Object(
+    {
+      entry_id: Type.String(),
+      outcome: Type.Union([
+        Type.Literal('recorded'),
+        Type.Literal('incident_created'),
+        Type.Literal('converged'),
+        Type.Literal('silenced'),
+      ]),
+      /** absent when the signal was only recorded; null when a silence muted it */
+      incident_id: Type.Optional(Nullable(Type.String())),
+    },
+    CLOSED,
+  ),
+  'analysis.updated': Type.Object(
+    {
+      task_id: Type.String(),
+      state: Type.String(),
+      progress: Type.Number(),
+      agents_completed: Type.Integer(),
+      total_agents: Type.Integer(),
+    },
+    CLOSED,
+  ),
+  'silence.created': Type.Object({ silence_id: Type.String(), actor: Type.String() }, CLOSED),
+  'silence.expired': Type.Object({ silence_id: Type.String(), actor: Type.String() }, CLOSED),
+};
+
+export type FeedEventName = keyof typeof FEED_EVENT_DATA;
+export type FeedEventData<K extends FeedEventName> = Static<(typeof FEED_EVENT_DATA)[K]>;
+
+/**
+ * One event as the JSON of its `data:` line: its name as `type`, the ISO 8601 time of the
+ * change as `at`, then its data. The feed id is the frame's `id:` line, not a field.
+ */
+export type FeedEvent = {
+  [K in FeedEventName]: { type: K; at: string } & FeedEventData<K>;
+}[FeedEventName];
+
+export const FEED_EVENT_NAMES = Object.keys(FEED_EVENT_DATA) as FeedEventName[];
+
+/** The JSON Schema of `FeedEvent`: what tests check the frames against, and the console's types come from. */
+export const FeedEventSchema = Type.Union(
+  FEED_EVENT_NAMES.map((name) =>
+    Type.Object(
+      {
+        type: Type.Literal(name),
+        at: Type.String({ format: 'date-time' }),
+        ...FEED_EVENT_DATA[name].properties,
+      },
+      CLOSED,
+    ),
+  ),
+);
