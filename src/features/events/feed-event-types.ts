@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox';
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
 
 /** Closed: a field a publisher adds without declaring it here fails the feed's schema tests. */
 const CLOSED = { additionalProperties: false } as const;
@@ -35,13 +36,20 @@ export const FEED_EVENT_DATA = {
     CLOSED,
   ),
   'incident.resolved': Type.Object({ incident_id: Type.String(), actor: Type.String() }, CLOSED),
-  /** `actor` is `alert`: a new firing of its fingerprint reopened it. */
-  'incident.reopened': Type.Object({ incident_id: Type.String(), actor: Type.String() }, CLOSED),
+  'incident.reopened': Type.Object(
+    {
+      incident_id: Type.String(),
+      actor: Type.String({ description: '`alert`: a new firing of its fingerprint reopened it' }),
+    },
+    CLOSED,
+  ),
   'approval.created': Type.Object(
     {
       approval_id: Type.String(),
-      /** null for an error-tracker issue, which names its `issue_id` instead */
-      incident_id: Nullable(Type.String()),
+      incident_id: Nullable(
+        Type.String(),
+        'null for an error-tracker issue, which names its `issue_id` instead',
+      ),
       issue_id: Type.Optional(Type.String()),
       action: Type.String(),
       risk_level: Type.String(),
@@ -52,11 +60,14 @@ export const FEED_EVENT_DATA = {
     {
       approval_id: Type.String(),
       status: Type.String(),
-      /** only on a decision by a person (chat or console) */
-      decision: Type.Optional(Type.String()),
+      decision: Type.Optional(
+        Type.String({ description: 'only on a decision by a person (chat or console)' }),
+      ),
       actor: Type.String(),
-      /** `chat`, `console`, `auto-repair`, or `lifecycle` for an approval expired with its incident */
-      channel: Type.String(),
+      channel: Type.String({
+        description:
+          '`chat`, `console`, `auto-repair`, or `lifecycle` for an approval expired with its incident',
+      }),
     },
     CLOSED,
   ),
@@ -69,8 +80,12 @@ export const FEED_EVENT_DATA = {
         Type.Literal('converged'),
         Type.Literal('silenced'),
       ]),
-      /** absent when the signal was only recorded; null when a silence muted it */
-      incident_id: Type.Optional(Nullable(Type.String())),
+      incident_id: Type.Optional(
+        Nullable(
+          Type.String(),
+          'absent when the signal was only recorded; null when a silence muted it',
+        ),
+      ),
     },
     CLOSED,
   ),
