@@ -1,9 +1,11 @@
 /**
  * Writes console/src/api-types.generated.ts: TypeScript types for the responses the console
- * reads, generated from the service's own OpenAPI document. The routes serialize their answers
- * with these schemas (a property a schema lacks never reaches the browser), so types copied by
+ * reads, generated from the service's own OpenAPI document, and for the events of its feed,
+ * generated from their declaration (src/features/events/feed-event-types.ts). The routes
+ * serialize their answers with these schemas (a property a schema lacks never reaches the
+ * browser), and every publisher of an event is typed by its declaration, so types copied by
  * hand drift silently; these cannot. Run `npx tsx scripts/console-api-types.ts` after a
- * response schema changes; test/console/api-types.test.ts fails until then.
+ * response schema or an event changes; test/console/api-types.test.ts fails until then.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,6 +21,7 @@ import openapiTS, {
 } from 'openapi-typescript';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { FeedEventSchema } from '../src/features/events/feed-event-types.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Relative to the package root: where the console compiles against it. */
@@ -104,15 +107,24 @@ function jsonResponse(
 }
 
 /**
- * Only the console's responses, each a named schema, so that the generated file exports one
- * type per response; the service's own shared schemas come along for any `$ref` among them.
+ * Only the console's responses and the feed's events, each a named schema, so that the
+ * generated file exports one type per response and `FeedEvent`, the union of the events; the
+ * service's own shared schemas come along for any `$ref` among them.
  */
-export function consoleDocument(document: OpenAPI3): OpenAPI3 {
+export function consoleDocument(
+  document: OpenAPI3,
+  responses: typeof CONSOLE_RESPONSES = CONSOLE_RESPONSES,
+): OpenAPI3 {
   const schemas: Record<string, SchemaObject> = { ...document.components?.schemas };
-  for (const [name, method, route, status] of CONSOLE_RESPONSES) {
+  for (const [name, method, route, status] of responses) {
     if (Object.hasOwn(schemas, name)) throw new Error(`${name} is a schema of the service too`);
     schemas[name] = jsonResponse(document, method, route, status);
   }
+  // The feed answers text/event-stream, whose frames an OpenAPI 3.0 document cannot type: the
+  // events' own declaration stands in for a response schema.
+  if (Object.hasOwn(schemas, 'FeedEvent'))
+    throw new Error('FeedEvent is a schema of the service too');
+  schemas.FeedEvent = JSON.parse(JSON.stringify(FeedEventSchema)) as SchemaObject;
   return { openapi: document.openapi, info: document.info, paths: {}, components: { schemas } };
 }
 

@@ -131,7 +131,12 @@ export class ActivityLog {
         severity: event.severity,
       });
     }
-    if (event.approval_id && event.incident_id) {
+    if (
+      'approval_id' in event &&
+      'incident_id' in event &&
+      event.approval_id &&
+      event.incident_id
+    ) {
       this.noteApproval(event.approval_id, event.incident_id);
     }
   }

@@ -748,6 +748,119 @@ export interface components {
         | 'malformed_request'
         | 'request_refused';
     };
+    FeedEvent:
+      | {
+          /** @constant */
+          type: 'incident.created';
+          /** Format: date-time */
+          at: string;
+          incident_id: string;
+          approval_id: string | null;
+          fingerprint: string;
+          severity: string;
+          namespace: string;
+          alert_name: string;
+          workload: string;
+          /** @constant */
+          status: 'open';
+          hit_count: number;
+        }
+      | {
+          /** @constant */
+          type: 'incident.converged';
+          /** Format: date-time */
+          at: string;
+          incident_id: string;
+          approval_id: string | null;
+          hit_count: number;
+        }
+      | {
+          /** @constant */
+          type: 'incident.acknowledged';
+          /** Format: date-time */
+          at: string;
+          incident_id: string;
+          actor: string;
+        }
+      | {
+          /** @constant */
+          type: 'incident.resolved';
+          /** Format: date-time */
+          at: string;
+          incident_id: string;
+          actor: string;
+        }
+      | {
+          /** @constant */
+          type: 'incident.reopened';
+          /** Format: date-time */
+          at: string;
+          incident_id: string;
+          /** @description `alert`: a new firing of its fingerprint reopened it */
+          actor: string;
+        }
+      | {
+          /** @constant */
+          type: 'approval.created';
+          /** Format: date-time */
+          at: string;
+          approval_id: string;
+          /** @description null for an error-tracker issue, which names its `issue_id` instead */
+          incident_id: string | null;
+          issue_id?: string;
+          action: string;
+          risk_level: string;
+        }
+      | {
+          /** @constant */
+          type: 'approval.updated';
+          /** Format: date-time */
+          at: string;
+          approval_id: string;
+          status: string;
+          /** @description only on a decision by a person (chat or console) */
+          decision?: string;
+          actor: string;
+          /** @description `chat`, `console`, `auto-repair`, or `lifecycle` for an approval expired with its incident */
+          channel: string;
+        }
+      | {
+          /** @constant */
+          type: 'signal.handled';
+          /** Format: date-time */
+          at: string;
+          entry_id: string;
+          outcome: 'recorded' | 'incident_created' | 'converged' | 'silenced';
+          /** @description absent when the signal was only recorded; null when a silence muted it */
+          incident_id?: string | null;
+        }
+      | {
+          /** @constant */
+          type: 'analysis.updated';
+          /** Format: date-time */
+          at: string;
+          task_id: string;
+          state: string;
+          progress: number;
+          agents_completed: number;
+          total_agents: number;
+        }
+      | {
+          /** @constant */
+          type: 'silence.created';
+          /** Format: date-time */
+          at: string;
+          silence_id: string;
+          actor: string;
+        }
+      | {
+          /** @constant */
+          type: 'silence.expired';
+          /** Format: date-time */
+          at: string;
+          silence_id: string;
+          actor: string;
+        };
   };
   responses: never;
   parameters: never;
@@ -777,5 +890,6 @@ export type TaskResult = components['schemas']['TaskResult'];
 export type ReadbackCatalog = components['schemas']['ReadbackCatalog'];
 export type PackageInventory = components['schemas']['PackageInventory'];
 export type ErrorBody = components['schemas']['ErrorBody'];
+export type FeedEvent = components['schemas']['FeedEvent'];
 export type $defs = Record<string, never>;
 export type operations = Record<string, never>;

@@ -1,12 +1,13 @@
 /**
  * The console's names for what the service answers. The shapes are generated from the service's
- * OpenAPI document (api-types.generated.ts); only payloads no route schema declares are written
- * out here: the events of the two server-sent event streams.
+ * OpenAPI document (api-types.generated.ts), the feed's events from their declaration on the
+ * service; only the events of a task's stream, which no schema declares, are written out here.
  */
 import type {
   ApprovalDetail,
   ApprovalPage,
   ExternalEventPage,
+  FeedEvent,
   HeartbeatPage,
   IncidentDetail,
   IncidentPage,
@@ -25,6 +26,7 @@ export type {
   DecisionAnswer,
   ExternalEventDetail,
   ExternalEventPage,
+  FeedEvent,
   HeartbeatPage,
   IncidentDetail,
   IncidentMoveAnswer,
@@ -73,36 +75,5 @@ export type TaskEvent = Omit<TaskStatus, 'started_at' | 'completed_at' | 'error'
   error?: string | null;
 };
 
-/**
- * An event of the service's own feed (`GET /events`, CONTRACT, Operator console): `type`, `at`
- * and the changed record's fields, which differ by type.
- */
-export interface FeedEvent {
-  type: string;
-  at: string;
-  incident_id?: string | null;
-  approval_id?: string | null;
-  fingerprint?: string;
-  severity?: string;
-  namespace?: string;
-  /** incident.created: enough to show the incident without reading it */
-  alert_name?: string;
-  workload?: string;
-  hit_count?: number;
-  /** approval.created: what it would do, and how risky that is */
-  action?: string;
-  risk_level?: string;
-  status?: string;
-  decision?: string;
-  actor?: string;
-  channel?: string;
-  entry_id?: string;
-  outcome?: string;
-  task_id?: string;
-  state?: string;
-  progress?: number;
-  agents_completed?: number;
-  total_agents?: number;
-  issue_id?: string;
-  silence_id?: string;
-}
+/** An event of the service's own feed (`GET /events`, CONTRACT, Operator console), by its `type`. */
+export type FeedEventOf<T extends FeedEvent['type']> = Extract<FeedEvent, { type: T }>;

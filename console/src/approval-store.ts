@@ -92,6 +92,7 @@ export class ApprovalStore {
     event: FeedEvent,
     incidentOf: (id: string) => ApprovalIncidentRef | undefined,
   ): ApprovalApplied {
+    if (!('approval_id' in event)) return 'ignored';
     const id = event.approval_id;
     if (!id) return 'ignored';
     if (event.type === 'approval.created') {

@@ -59,7 +59,7 @@ export function ApprovalView({ id }: { id: string }) {
   useEffect(() => {
     const approvalReload = coalesce(reload, 250);
     const off = onFeedEvent((event) => {
-      if (event.approval_id === id) approvalReload.request();
+      if ('approval_id' in event && event.approval_id === id) approvalReload.request();
     });
     return () => {
       off();

@@ -62,7 +62,7 @@ export function DeliveriesView() {
   useEffect(
     () =>
       onFeedEvent((event) => {
-        if (event.issue_id || event.type.startsWith('external')) reload();
+        if (event.type === 'approval.created' && event.issue_id) reload();
       }),
     [],
   );

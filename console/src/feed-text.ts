@@ -3,11 +3,14 @@
  * so that Node can test the wording. `<OutsideText>` and `<ActivityLine>` render the pieces,
  * isolating the outside ones and making each record a link to its page.
  */
-import type { FeedEvent, Incident } from './api-types.js';
+import type { FeedEvent, FeedEventOf, Incident } from './api-types.js';
 import { outside, type TextPiece } from './outside-text.js';
 import { age } from './time-text.js';
 
-type Progress = Pick<FeedEvent, 'progress' | 'agents_completed' | 'total_agents'>;
+type Progress = Pick<
+  FeedEventOf<'analysis.updated'>,
+  'progress' | 'agents_completed' | 'total_agents'
+>;
 
 /** An analysis task's progress: `40% (2/4 experts)`. */
 export function progressText(event: Progress): string {
@@ -46,14 +49,14 @@ function incidentPieces(id: string | null | undefined, names: Names): LinePiece[
 }
 
 /** Who moved something, and where: ` by alice via console`. */
-const byWhom = (event: FeedEvent): LinePiece[] =>
+const byWhom = (event: { actor: string; channel?: string }): LinePiece[] =>
   event.channel
     ? [' by ', outside(event.actor), ' via ', outside(event.channel)]
     : [' by ', outside(event.actor)];
 
 /** One line of the Activity list; every field of an event is outside text. */
 export function describeFeedEvent(event: FeedEvent, names: Names = NO_NAMES): LinePiece[] {
-  const incident = () => incidentPieces(event.incident_id, names);
+  const incident = (id: string | null | undefined) => incidentPieces(id, names);
   switch (event.type) {
     case 'signal.handled':
       return [
@@ -61,7 +64,7 @@ export function describeFeedEvent(event: FeedEvent, names: Names = NO_NAMES): Li
         outside(event.entry_id),
         ': ',
         outside(event.outcome),
-        ...(event.incident_id ? [' → ', ...incident()] : []),
+        ...(event.incident_id ? [' → ', ...incident(event.incident_id)] : []),
       ];
     case 'analysis.updated':
       return [
@@ -79,7 +82,7 @@ export function describeFeedEvent(event: FeedEvent, names: Names = NO_NAMES): Li
           : { record: 'approval', id: event.approval_id ?? '' },
         ...(event.risk_level ? [' (risk ', outside(event.risk_level), ')'] : []),
         ' requested',
-        ...(event.incident_id ? [' for ', ...incident()] : []),
+        ...(event.incident_id ? [' for ', ...incident(event.incident_id)] : []),
       ];
     case 'approval.updated': {
       const incidentId = names.incidentOfApproval(event.approval_id);
@@ -98,7 +101,11 @@ export function describeFeedEvent(event: FeedEvent, names: Names = NO_NAMES): Li
     case 'incident.acknowledged':
     case 'incident.resolved':
     case 'incident.reopened':
-      return [...incident(), ` ${event.type.slice('incident.'.length)}`, ...byWhom(event)];
+      return [
+        ...incident(event.incident_id),
+        ` ${event.type.slice('incident.'.length)}`,
+        ...byWhom(event),
+      ];
     case 'silence.created':
     case 'silence.expired':
       return [
@@ -108,14 +115,17 @@ export function describeFeedEvent(event: FeedEvent, names: Names = NO_NAMES): Li
         ...byWhom(event),
       ];
     case 'incident.converged':
-      return [...incident(), ` hit ${event.hit_count ?? ''} times`];
-    default:
-      return [outside(event.type)];
+      return [...incident(event.incident_id), ` hit ${event.hit_count ?? ''} times`];
+    default: {
+      // A newer service may send a type this console does not know yet.
+      const unknown: { type: string } = event;
+      return [outside(unknown.type)];
+    }
   }
 }
 
 /** A new incident names itself: its event carries the alert name and namespace. */
-function incidentCreated(event: FeedEvent, names: Names): LinePiece[] {
+function incidentCreated(event: FeedEventOf<'incident.created'>, names: Names): LinePiece[] {
   if (!event.alert_name) return incidentPieces(event.incident_id, names);
   return [
     { record: 'incident', id: event.incident_id ?? '', label: outside(event.alert_name) },

@@ -3,7 +3,7 @@
  * fields, so that a storm of events costs no request per event. Bounded: past `limit` the least
  * urgent are dropped (an event about one of them asks for it again). Free of the DOM.
  */
-import type { FeedEvent, Incident } from './api-types.js';
+import type { FeedEvent, FeedEventOf, Incident } from './api-types.js';
 import { sortedByUrgency } from './severity.js';
 
 /** What a row of the Now view shows: an incident as listed, or as its creation event tells it. */
@@ -35,7 +35,7 @@ const STATUS_AFTER: Record<string, string> = {
 const later = (a: string, b: string) => ((Date.parse(a) || 0) >= (Date.parse(b) || 0) ? a : b);
 
 /** An incident.created event as a row, or null when it lacks the fields a row shows. */
-export function rowOfCreated(event: FeedEvent): IncidentRow | null {
+export function rowOfCreated(event: FeedEventOf<'incident.created'>): IncidentRow | null {
   if (!event.incident_id || !event.alert_name || !event.severity) return null;
   return {
     id: event.incident_id,
@@ -90,8 +90,9 @@ export class IncidentStore {
 
   /** Applies one feed event; `unknown` names an incident the caller should read. */
   apply(event: FeedEvent): Applied {
+    if (!event.type.startsWith('incident.') || !('incident_id' in event)) return 'ignored';
     const id = event.incident_id;
-    if (!id || !event.type.startsWith('incident.')) return 'ignored';
+    if (!id) return 'ignored';
     const held = this.rows.get(id);
     if (event.type === 'incident.created') {
       const row = rowOfCreated(event);

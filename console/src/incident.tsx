@@ -50,7 +50,8 @@ export function IncidentView({ id }: { id: string }) {
     const incidentReload = coalesce(reload, RELOAD_MS);
     const approvalReload = coalesce(() => setApprovalReloads((count) => count + 1), RELOAD_MS);
     const off = onFeedEvent((event) => {
-      if (event.incident_id === id && event.type.startsWith('incident.')) incidentReload.request();
+      if (event.type.startsWith('incident.') && 'incident_id' in event && event.incident_id === id)
+        incidentReload.request();
       if (event.type.startsWith('silence.')) incidentReload.request();
       if (event.type === 'approval.updated' && event.approval_id === incident?.approval_id)
         approvalReload.request();

@@ -80,7 +80,8 @@ export function useWaitingApprovals(): { waiting: PendingApproval[]; error: stri
     });
     const off = onFeedEvent((event) => {
       const applied = store.apply(event, incidentOf);
-      if (applied === 'read' && event.approval_id) loader.want(event.approval_id);
+      if (applied === 'read' && 'approval_id' in event && event.approval_id)
+        loader.want(event.approval_id);
       if (applied !== 'ignored') redraw();
     });
     return () => {

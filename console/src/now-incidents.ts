@@ -126,7 +126,8 @@ export function useNowIncidents(filters: NowFilters): NowIncidents {
         return;
       }
       const applied = store.apply(event);
-      if (applied === 'unknown' && event.incident_id) loader.want(event.incident_id);
+      if (applied === 'unknown' && 'incident_id' in event && event.incident_id)
+        loader.want(event.incident_id);
       if (applied === 'changed') redraw();
     });
     return () => {

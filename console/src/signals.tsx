@@ -1,6 +1,6 @@
 import { useEffect, useMemo } from 'preact/hooks';
 import { api, authHeaders, noteAccess } from './api';
-import type { FeedEvent, SignalPage } from './api-types';
+import type { FeedEventOf, SignalPage } from './api-types';
 import { useCoalescedRedraw, useNow } from './hooks';
 import { IncidentLink, useIncidentNames } from './incident-names';
 import { Outside } from './outside';
@@ -46,7 +46,7 @@ export function SignalsView() {
   const backlog = useLoad(loadBacklog, []);
   // How the latest signals were handled, heard from the feed: bounded to the page's worth,
   // and drawn at most every 250 ms however many arrive (a signal storm is thousands a second).
-  const handled = useMemo(() => new Map<string, FeedEvent>(), []);
+  const handled = useMemo(() => new Map<string, FeedEventOf<'signal.handled'>>(), []);
   const redraw = useCoalescedRedraw();
   const names = useIncidentNames(
     (signals.data?.items ?? []).map(

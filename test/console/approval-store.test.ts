@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { FeedEvent } from '../../console/src/api-types.js';
 import {
   ApprovalStore,
   consoleActor,
@@ -100,7 +101,17 @@ describe('ApprovalStore', () => {
     const store = new ApprovalStore();
     store.merge([listed('a', { risk_level: 'critical', signers_needed: 2 })]);
     const updated = (status: string) =>
-      store.apply({ type: 'approval.updated', at: AT, approval_id: 'a', status }, noIncident);
+      store.apply(
+        {
+          type: 'approval.updated',
+          at: AT,
+          approval_id: 'a',
+          status,
+          actor: 'console_alice',
+          channel: 'console',
+        },
+        noIncident,
+      );
     expect(updated('pending')).toBe('read');
     store.merge([listed('a', { signers: 1, signers_needed: 2, signed_by: ['console_alice'] })]);
     expect(store.waitingFor('alice')).toEqual([]);
@@ -114,13 +125,13 @@ describe('ApprovalStore', () => {
     const store = new ApprovalStore();
     expect(
       store.apply(
-        { type: 'approval.created', at: AT, approval_id: 'x', incident_id: null },
+        { type: 'approval.created', at: AT, approval_id: 'x', incident_id: null } as FeedEvent,
         noIncident,
       ),
     ).toBe('read');
-    expect(store.apply({ type: 'incident.created', at: AT, incident_id: 'i' }, noIncident)).toBe(
-      'ignored',
-    );
+    expect(
+      store.apply({ type: 'incident.created', at: AT, incident_id: 'i' } as FeedEvent, noIncident),
+    ).toBe('ignored');
   });
 
   it('learns the incident of an approval held before the incident was named', () => {

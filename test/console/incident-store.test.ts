@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FeedEvent } from '../../console/src/api-types.js';
+import type { FeedEvent, FeedEventOf } from '../../console/src/api-types.js';
 import { type IncidentRow, IncidentStore } from '../../console/src/incident-store.js';
 import { byUrgency, SEVERITIES, severityRank } from '../../console/src/severity.js';
 
@@ -28,7 +28,11 @@ function row(id: string, severity: string, lastSeen: number, fields: Partial<Inc
   } satisfies IncidentRow;
 }
 
-const created = (id: string, severity: string, seconds: number): FeedEvent => ({
+const created = (
+  id: string,
+  severity: string,
+  seconds: number,
+): FeedEventOf<'incident.created'> => ({
   type: 'incident.created',
   at: at(seconds),
   incident_id: id,
@@ -40,6 +44,14 @@ const created = (id: string, severity: string, seconds: number): FeedEvent => ({
   workload: 'checkout',
   status: 'open',
   hit_count: 1,
+});
+
+const converged = (id: string, hitCount: number, seconds: number): FeedEvent => ({
+  type: 'incident.converged',
+  at: at(seconds),
+  incident_id: id,
+  approval_id: null,
+  hit_count: hitCount,
 });
 
 const ids = (rows: IncidentRow[]) => rows.map((item) => item.id);
@@ -73,29 +85,29 @@ describe('IncidentStore', () => {
   it('asks to read an incident whose creation event lacks the fields a row shows', () => {
     const store = new IncidentStore();
     const { alert_name: _name, ...older } = created('x', 'P1', 1);
-    expect(store.apply(older)).toBe('unknown');
+    // As an older service sent it.
+    expect(store.apply(older as FeedEvent)).toBe('unknown');
     expect(store.size).toBe(0);
   });
 
   it('counts hits and moves the last seen on convergence; an unknown incident is to be read', () => {
     const store = new IncidentStore();
     store.merge([row('a', 'P2', 1)]);
-    expect(
-      store.apply({ type: 'incident.converged', at: at(10), incident_id: 'a', hit_count: 4 }),
-    ).toBe('changed');
+    expect(store.apply(converged('a', 4, 10))).toBe('changed');
     expect(store.get('a')).toMatchObject({ hit_count: 4, last_seen: at(10) });
     // A late event with a lower count changes neither the count nor the time back.
-    store.apply({ type: 'incident.converged', at: at(5), incident_id: 'a', hit_count: 2 });
+    store.apply(converged('a', 2, 5));
     expect(store.get('a')).toMatchObject({ hit_count: 4, last_seen: at(10) });
-    expect(
-      store.apply({ type: 'incident.converged', at: at(11), incident_id: 'b', hit_count: 9 }),
-    ).toBe('unknown');
+    expect(store.apply(converged('b', 9, 11))).toBe('unknown');
   });
 
   it('follows the lifecycle from the event type; only a reopened unknown incident is read', () => {
     const store = new IncidentStore();
     store.merge([row('a', 'P1', 1)]);
-    const move = (type: string, id = 'a') => store.apply({ type, at: at(20), incident_id: id });
+    const move = (
+      type: 'incident.acknowledged' | 'incident.resolved' | 'incident.reopened',
+      id = 'a',
+    ) => store.apply({ type, at: at(20), incident_id: id, actor: 'alice' });
     expect(move('incident.acknowledged')).toBe('changed');
     expect(store.get('a')?.status).toBe('acknowledged');
     expect(move('incident.resolved')).toBe('changed');
@@ -105,14 +117,23 @@ describe('IncidentStore', () => {
     expect(move('incident.resolved', 'z')).toBe('ignored');
     expect(move('incident.acknowledged', 'z')).toBe('ignored');
     expect(move('incident.reopened', 'z')).toBe('unknown');
-    expect(store.apply({ type: 'approval.created', at: at(1), incident_id: 'a' })).toBe('ignored');
+    expect(
+      store.apply({
+        type: 'approval.created',
+        at: at(1),
+        approval_id: 'apr-a',
+        incident_id: 'a',
+        action: 'restart',
+        risk_level: 'low',
+      }),
+    ).toBe('ignored');
   });
 
   it('keeps what the feed made newer when a list read answers later', () => {
     const store = new IncidentStore();
     store.merge([row('a', 'P1', 1)]);
-    store.apply({ type: 'incident.converged', at: at(30), incident_id: 'a', hit_count: 7 });
-    store.apply({ type: 'incident.acknowledged', at: at(31), incident_id: 'a' });
+    store.apply(converged('a', 7, 30));
+    store.apply({ type: 'incident.acknowledged', at: at(31), incident_id: 'a', actor: 'alice' });
     // A read answered before those events: older last seen, fewer hits, still open.
     store.merge([row('a', 'P1', 2, { hit_count: 3 })]);
     expect(store.get('a')).toMatchObject({

@@ -1,28 +1,17 @@
 import type { Services } from '../../services.js';
-
-/** CONTRACT, Operator console: the event types of `GET /api/v1/events`. */
-export type FeedEventType =
-  | 'incident.created'
-  | 'incident.converged'
-  | 'incident.acknowledged'
-  | 'incident.resolved'
-  | 'incident.reopened'
-  | 'approval.created'
-  | 'approval.updated'
-  | 'signal.handled'
-  | 'analysis.updated'
-  | 'silence.created'
-  | 'silence.expired';
+import type { FeedEventData, FeedEventName } from './feed-event-types.js';
 
 /**
  * Puts an event on the feed once its change has committed (never before: a rolled-back
  * change must not be shown). Never throws and is not awaited by the request: the feed is a
- * view, and a Redis hiccup must not fail the work it reports.
+ * view, and a Redis hiccup must not fail the work it reports. The data is typed by the
+ * event's declaration (feed-event-types.ts), so a publisher cannot drift from what the
+ * console reads.
  */
-export function publishEvent(
+export function publishEvent<K extends FeedEventName>(
   services: Pick<Services, 'feed' | 'log'>,
-  type: FeedEventType,
-  fields: Record<string, unknown>,
+  type: K,
+  fields: NoInfer<FeedEventData<K>>,
   at: number = Date.now(),
 ): void {
   services.feed
