@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ResilientAnalyzer } from './adapters/analyzers/resilient-analyzer.js';
 import type { Config } from './config.js';
 import type { Expert } from './features/analysis/analysis-types.js';
+import type { OperationLog } from './features/oplog/operation-log-writer.js';
 import type { Metrics } from './observability/metrics.js';
 import type { BusPort } from './ports/bus.js';
 import type { ChatPort } from './ports/chat.js';
@@ -52,6 +53,8 @@ export interface Services {
   chat: ChatPort;
   /** Runs repair playbook steps: dry-run or kubectl (REPAIR_EXECUTOR). */
   executor: Executor;
+  /** The audit trail's writes, batched per service (operation-log-writer.ts). */
+  oplog: OperationLog;
   /** What readiness checks: the database, and Redis when REDIS_URL is set. */
   dependencies: readonly DependencyCheck[];
 }

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Expert } from '../features/analysis/analysis-types.js';
 import { RULE_EXPERTS } from '../features/analysis/experts.js';
+import { createOperationLog } from '../features/oplog/operation-log-writer.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Analyzer } from '../ports/analyzer.js';
 import { type Clock, systemClock } from '../ports/clock.js';
@@ -110,6 +111,7 @@ export async function createServices(
         })
       : noopChat,
     executor: createExecutor(config),
+    oplog: createOperationLog({ store }),
   };
   if (!config.redisUrl) {
     const services: Services = {
@@ -201,6 +203,8 @@ function chooseExperts(config: Config, analyzer: ResilientAnalyzer): readonly Ex
 
 async function closeAll(services: Services): Promise<void> {
   await services.jobs.close();
+  // After the workers, whose last steps may still append; before the database they write to.
+  await services.oplog.close();
   await services.bus.close();
   await services.stream.close();
   await services.store.close();

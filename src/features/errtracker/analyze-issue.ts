@@ -35,6 +35,7 @@ type AnalyzeIssueServices = Pick<
   | 'leases'
   | 'log'
   | 'metrics'
+  | 'oplog'
   | 'store'
   | 'tracker'
 >;

@@ -36,6 +36,7 @@ export async function errtrackerRoutes(
       | 'metrics'
       | 'once'
       | 'operatorKeyFailures'
+      | 'oplog'
       | 'store'
       | 'stream'
       | 'tracker'

@@ -24,6 +24,7 @@ type IssueAnalysisJobServices = Pick<
   | 'leases'
   | 'log'
   | 'metrics'
+  | 'oplog'
   | 'store'
   | 'tracker'
 >;

@@ -47,6 +47,7 @@ export async function handleTrackerDelivery(
     | 'log'
     | 'metrics'
     | 'once'
+    | 'oplog'
     | 'store'
     | 'stream'
     | 'tracker'

@@ -8,7 +8,7 @@ import { executeApprovedPlaybook, type RepairDeps } from '../repair/auto-repair.
 /** The services this file's functions use. */
 type ApprovedExecutionServices = Pick<
   Services,
-  'clock' | 'config' | 'jobs' | 'log' | 'metrics' | 'store'
+  'clock' | 'config' | 'jobs' | 'log' | 'metrics' | 'oplog' | 'store'
 >;
 
 /** Payload `{approval_id, actor, channel}`; the name is older than this module and kept for queued jobs. */

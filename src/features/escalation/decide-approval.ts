@@ -35,6 +35,7 @@ type DecideApprovalServices = Pick<
   | 'log'
   | 'metrics'
   | 'operatorKeyFailures'
+  | 'oplog'
   | 'store'
 >;
 

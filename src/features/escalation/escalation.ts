@@ -45,6 +45,7 @@ export function createEscalation(
     | 'log'
     | 'metrics'
     | 'operatorKeyFailures'
+    | 'oplog'
     | 'store'
   >,
   playbooks: readonly Playbook[],

@@ -24,6 +24,7 @@ type IncidentFollowupServices = Pick<
   | 'leases'
   | 'log'
   | 'metrics'
+  | 'oplog'
   | 'store'
 >;
 

@@ -92,6 +92,7 @@ export function createAlertIntake(
     | 'leases'
     | 'log'
     | 'metrics'
+    | 'oplog'
     | 'store'
   >,
   rules: AlertTypeRule[],

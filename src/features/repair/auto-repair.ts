@@ -2,7 +2,6 @@ import type { Executor } from '../../ports/executor.js';
 import type { Services } from '../../services.js';
 import type { ApprovalStatus } from '../approvals/approval-domain.js';
 import type { IncidentRow } from '../incidents/incident-records.js';
-import { appendOncePerApproval } from '../oplog/operation-claims.js';
 import type { TimedEntry } from '../oplog/operation-entry.js';
 import { lookUpRealSuccesses } from '../oplog/playbook-run-counts.js';
 import { matchPlaybook, type Playbook } from './playbooks.js';
@@ -18,7 +17,7 @@ import {
 } from './run-playbook.js';
 
 /** The services this file's functions use. */
-type AutoRepairServices = Pick<Services, 'clock' | 'config' | 'log' | 'store'>;
+type AutoRepairServices = Pick<Services, 'clock' | 'config' | 'log' | 'oplog' | 'store'>;
 
 /** CONTRACT, Auto-repair: automatic moves are made "with actor `auto-repair`". */
 export const AUTO_REPAIR_ACTOR = 'auto-repair';
@@ -116,7 +115,7 @@ export async function evaluateAutoRepair(
     const entry = executionEntry(deps.executor, dryRun, repair.target, AUTO_REPAIR_ACTOR, steps);
     entries.push({ entry, now: clock.now() });
   }
-  const claimed = await appendOncePerApproval(store, {
+  const claimed = await services.oplog.appendOncePerApproval({
     approvalId,
     type: 'AUTO_REPAIR_TRIGGERED',
     entries,
@@ -197,7 +196,7 @@ async function runToEnd(
     ran?: RepairResult;
   },
 ): Promise<RepairResult> {
-  const run = { store: services.store, clock: services.clock, executor: deps.executor };
+  const run = { oplog: services.oplog, clock: services.clock, executor: deps.executor };
   // A run given in `ran` was recorded with its claim already.
   let result: RepairResult | undefined = options.ran;
   try {

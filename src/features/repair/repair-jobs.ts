@@ -30,6 +30,7 @@ type RepairJobsServices = Pick<
   | 'leases'
   | 'log'
   | 'metrics'
+  | 'oplog'
   | 'store'
 >;
 
