@@ -4,6 +4,8 @@ import type { Config } from '../config.js';
 import type { Expert } from '../features/analysis/analysis-types.js';
 import { RULE_EXPERTS } from '../features/analysis/experts.js';
 import { createOperationLog } from '../features/oplog/operation-log-writer.js';
+import { createFollowUpWriter } from '../features/outbox/follow-up-writer.js';
+import { createOutbox } from '../features/outbox/outbox.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Analyzer } from '../ports/analyzer.js';
 import { type Clock, systemClock } from '../ports/clock.js';
@@ -114,16 +116,18 @@ export async function createServices(
     oplog: createOperationLog({ store }),
   };
   if (!config.redisUrl) {
+    const jobs = withGivenUpSeries(
+      createSqlJobs(store, clock, log, { onGivenUp, leaseMs: config.jobLeaseMs }),
+      metrics,
+    );
     const services: Services = {
       ...base,
+      ...followUpsOf(base, jobs),
       stream: createSqlStream(store, clock),
       bus: createMemoryBus(),
       feed: createMemoryEventFeed(),
       once: rememberingOnceKeys(createSqlOnceKeys(store, clock), clock),
-      jobs: withGivenUpSeries(
-        createSqlJobs(store, clock, log, { onGivenUp, leaseMs: config.jobLeaseMs }),
-        metrics,
-      ),
+      jobs,
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
       failures: createMemoryCredentialFailures(),
       operatorKeyFailures: createMemoryCredentialFailures(OPERATOR_KEYS_PER_ADDRESS),
@@ -148,20 +152,22 @@ export async function createServices(
   }
   const prefix = config.redisKeyPrefix;
   const bus = createRedisBus(redis, prefix);
+  const jobs = withGivenUpSeries(
+    createBullmqJobs(config.redisUrl, prefix, log, {
+      onGivenUp,
+      hangWatch,
+      leaseMs: config.jobLeaseMs,
+    }),
+    metrics,
+  );
   const services: Services = {
     ...base,
+    ...followUpsOf(base, jobs),
     stream: createRedisStream(redis, prefix),
     bus,
     feed: createRedisEventFeed(redis, bus, prefix),
     once: rememberingOnceKeys(createRedisOnceKeys(redis, prefix), clock),
-    jobs: withGivenUpSeries(
-      createBullmqJobs(config.redisUrl, prefix, log, {
-        onGivenUp,
-        hangWatch,
-        leaseMs: config.jobLeaseMs,
-      }),
-      metrics,
-    ),
+    jobs,
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),
     failures: sharedBlockReads(createRedisCredentialFailures(redis, prefix)),
     operatorKeyFailures: sharedBlockReads(
@@ -186,6 +192,16 @@ export async function createServices(
   };
 }
 
+/** The outbox in front of `jobs`, and the follow-up writer that suits that queue. */
+function followUpsOf(
+  base: Pick<Services, 'store' | 'log' | 'metrics'>,
+  jobs: JobQueue,
+): Pick<Services, 'outbox' | 'followUps'> {
+  const { store, log, metrics } = base;
+  const outbox = createOutbox({ store, jobs, log, metrics });
+  return { outbox, followUps: createFollowUpWriter({ jobs, outbox }) };
+}
+
 /**
  * With ANALYZER=openai each analysis expert is one model call, under the error-tracker
  * analyzer's own timeout, concurrency limit and breaker (docs/api.md, Analysis tasks: under the
@@ -205,6 +221,7 @@ async function closeAll(services: Services): Promise<void> {
   await services.jobs.close();
   // After the workers, whose last steps may still append; before the database they write to.
   await services.oplog.close();
+  await services.outbox.close();
   await services.bus.close();
   await services.stream.close();
   await services.store.close();

@@ -5,7 +5,6 @@ import { insertApproval } from '../approvals/approval-records.js';
 import type { CardSender } from '../cards/card-types.js';
 import { pushCardOnce } from '../escalation/card-once.js';
 import { publishEvent } from '../events/feed-events.js';
-import { completeFollowUpJob } from '../outbox/outbox-relay.js';
 import { addRepairEvaluation, relayRepairEvaluation } from '../repair/repair-jobs.js';
 import {
   type AnomalyFrequency,
@@ -36,6 +35,7 @@ type AnalyzeIssueServices = Pick<
   | 'log'
   | 'metrics'
   | 'oplog'
+  | 'outbox'
   | 'store'
   | 'tracker'
 >;
@@ -148,7 +148,7 @@ export async function analyzeIssue(
   }
 
   (chainFailed ? metrics.alertChainFailure : metrics.alertChainSuccess).labels('errtracker').inc();
-  await completeFollowUpJob(services, issueAnalysisJobId(job));
+  await services.outbox.complete(issueAnalysisJobId(job));
 }
 
 /**

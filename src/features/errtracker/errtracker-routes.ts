@@ -37,6 +37,7 @@ export async function errtrackerRoutes(
       | 'once'
       | 'operatorKeyFailures'
       | 'oplog'
+      | 'outbox'
       | 'store'
       | 'stream'
       | 'tracker'

@@ -3,7 +3,7 @@ import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { typedJob } from '../../support/typed-job.js';
 import type { CardSender } from '../cards/card-types.js';
-import { addFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
+import { addFollowUpJob } from '../outbox/outbox-relay.js';
 import { analyzeIssue } from './analyze-issue.js';
 import {
   type AnalyzeIssueJob,
@@ -25,6 +25,7 @@ type IssueAnalysisJobServices = Pick<
   | 'log'
   | 'metrics'
   | 'oplog'
+  | 'outbox'
   | 'store'
   | 'tracker'
 >;
@@ -49,7 +50,7 @@ export async function relayIssueAnalysis(
   services: IssueAnalysisJobServices,
   job: AnalyzeIssueJob,
 ): Promise<void> {
-  await relayFollowUpJob(services, issueAnalysisJobId(job));
+  await services.outbox.relay(issueAnalysisJobId(job));
 }
 
 /** As many analyses at once as the analyzer admits (spec, Limits: 3). */

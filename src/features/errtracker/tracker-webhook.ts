@@ -48,6 +48,7 @@ export async function handleTrackerDelivery(
     | 'metrics'
     | 'once'
     | 'oplog'
+    | 'outbox'
     | 'store'
     | 'stream'
     | 'tracker'

@@ -2,13 +2,13 @@ import { Type } from 'typebox';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { typedJob } from '../../support/typed-job.js';
-import { addFollowUpJob, completeFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
+import { addFollowUpJob } from '../outbox/outbox-relay.js';
 import { executeApprovedPlaybook, type RepairDeps } from '../repair/auto-repair.js';
 
 /** The services this file's functions use. */
 type ApprovedExecutionServices = Pick<
   Services,
-  'clock' | 'config' | 'jobs' | 'log' | 'metrics' | 'oplog' | 'store'
+  'clock' | 'config' | 'jobs' | 'log' | 'metrics' | 'oplog' | 'outbox' | 'store'
 >;
 
 /** Payload `{approval_id, actor, channel}`; the name is older than this module and kept for queued jobs. */
@@ -53,7 +53,7 @@ export async function relayApprovedExecution(
   services: ApprovedExecutionServices,
   approvalId: string,
 ) {
-  await relayFollowUpJob(services, executionJobId(approvalId));
+  await services.outbox.relay(executionJobId(approvalId));
 }
 
 export function registerExecutionWorker(
@@ -70,7 +70,7 @@ export function registerExecutionWorker(
         payload.actor,
         payload.channel,
       );
-      await completeFollowUpJob(services, executionJobId(payload.approval_id));
+      await services.outbox.complete(executionJobId(payload.approval_id));
     }),
     EXECUTION_CONCURRENCY,
   );

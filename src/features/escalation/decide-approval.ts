@@ -36,6 +36,8 @@ type DecideApprovalServices = Pick<
   | 'metrics'
   | 'operatorKeyFailures'
   | 'oplog'
+  | 'followUps'
+  | 'outbox'
   | 'store'
 >;
 

@@ -46,6 +46,8 @@ export function createEscalation(
     | 'metrics'
     | 'operatorKeyFailures'
     | 'oplog'
+    | 'followUps'
+    | 'outbox'
     | 'store'
   >,
   playbooks: readonly Playbook[],

@@ -10,7 +10,7 @@ import { addExpiredCardsJob, announceExpiredApproval } from './expired-approval.
 /** The services this file's functions use. */
 type IncidentMovesServices = Pick<
   Services,
-  'clock' | 'feed' | 'jobs' | 'log' | 'metrics' | 'store'
+  'clock' | 'feed' | 'jobs' | 'log' | 'metrics' | 'followUps' | 'outbox' | 'store'
 >;
 
 /** Why a move changed nothing: the incident is not there, or is past that move already. */

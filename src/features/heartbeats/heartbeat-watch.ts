@@ -4,12 +4,7 @@ import { repeatEvery } from '../../support/repeat-every.js';
 import { typedJob } from '../../support/typed-job.js';
 import type { AlertIntake } from '../intake/alert-intake.js';
 import { workloadOf } from '../intake/fingerprint.js';
-import {
-  addFollowUpJobs,
-  completeFollowUpJob,
-  type OutboxDeps,
-  relayFollowUpJobs,
-} from '../outbox/outbox-relay.js';
+import { addFollowUpJobs } from '../outbox/outbox-relay.js';
 import {
   dueHeartbeats,
   expireHeartbeat,
@@ -91,7 +86,7 @@ export interface HeartbeatWatch {
  * compare-and-set); the next beat resolves it (`resolved_by` `heartbeat`).
  */
 export function createHeartbeatWatch(
-  services: OutboxDeps & Pick<Services, 'clock'>,
+  services: Pick<Services, 'clock' | 'jobs' | 'log' | 'outbox' | 'store'>,
   intake: AlertIntake,
   resolve: (incidentId: string, actor: string) => Promise<unknown>,
 ): HeartbeatWatch {
@@ -116,7 +111,7 @@ export function createHeartbeatWatch(
       { requestedBy: 'heartbeat' },
     );
     await setHeartbeatIncident(store.db, payload.name, result.incident_id);
-    await completeFollowUpJob(services, missingJobId(payload));
+    await services.outbox.complete(missingJobId(payload));
   }
 
   const watch: HeartbeatWatch = {
@@ -153,7 +148,7 @@ export function createHeartbeatWatch(
           if (jobs.length > 0) await addFollowUpJobs(tx, jobs, now);
           return moved;
         });
-        await relayFollowUpJobs(services, expired.map(missingJobId));
+        await services.outbox.relayAll(expired.map(missingJobId));
         count += expired.length;
         if (rows.length < SWEEP_BATCH) break;
         await new Promise((resolve) => setImmediate(resolve));

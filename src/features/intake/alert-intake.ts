@@ -3,7 +3,6 @@ import type { Services } from '../../services.js';
 import { createFollowUpRelay } from '../escalation/incident-followup.js';
 import { publishEvent } from '../events/feed-events.js';
 import { unresolvedIncidentOf } from '../incidents/incident-records.js';
-import { followUpWriter } from '../outbox/follow-up-writer.js';
 import { alertIdAt } from './alert-id.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
 import { resolveAlertType } from './alert-types.js';
@@ -93,13 +92,15 @@ export function createAlertIntake(
     | 'log'
     | 'metrics'
     | 'oplog'
+    | 'followUps'
+    | 'outbox'
     | 'store'
   >,
   rules: AlertTypeRule[],
   hooks: IntakeHooks = {},
 ): AlertIntake {
   const { store, clock, metrics } = services;
-  const convergeOrCreate = createConverger(store, followUpWriter(services));
+  const convergeOrCreate = createConverger(store, services.followUps);
   const relayFollowUp = createFollowUpRelay(services);
   const publishConverged = createConvergedEvents(services);
 
