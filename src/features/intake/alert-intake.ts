@@ -9,7 +9,7 @@ import { resolveAlertType } from './alert-types.js';
 import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } from './converge.js';
 import { createConvergedEvents } from './converged-events.js';
 import { approvalRequestOf } from './create-incidents.js';
-import { fingerprintAlert, workloadOf } from './fingerprint.js';
+import { createFingerprinter, workloadOf } from './fingerprint.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
 import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
 import { silenceLabels } from './silence-labels.js';
@@ -103,6 +103,7 @@ export function createAlertIntake(
   const convergeOrCreate = createConverger(store, services.followUps);
   const relayFollowUp = createFollowUpRelay(services);
   const publishConverged = createConvergedEvents(services);
+  const fingerprintAlert = createFingerprinter();
 
   function typeAlert(alert: FlatAlert, origin: string, now: number): TypedAlert {
     const { alertType, source } = resolveAlertType(alert, rules);
