@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ResilientAnalyzer } from './adapters/analyzers/resilient-analyzer.js';
 import type { Config } from './config.js';
 import type { Expert } from './features/analysis/analysis-types.js';
+import type { ExternalEventRecords } from './features/errtracker/external-event-records.js';
 import type { OperationLog } from './features/oplog/operation-log-writer.js';
 import type { FollowUpWriter } from './features/outbox/follow-up-writer.js';
 import type { Outbox } from './features/outbox/outbox.js';
@@ -61,6 +62,8 @@ export interface Services {
   outbox: Outbox;
   /** How records commit the jobs they owe, chosen by the queue (follow-up-writer.ts). */
   followUps: FollowUpWriter;
+  /** The error tracker's delivery stages, written in batches (external-event-records.ts). */
+  trackerEvents: ExternalEventRecords;
   /** What readiness checks: the database, and Redis when REDIS_URL is set. */
   dependencies: readonly DependencyCheck[];
 }

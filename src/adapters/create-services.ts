@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Expert } from '../features/analysis/analysis-types.js';
 import { RULE_EXPERTS } from '../features/analysis/experts.js';
+import { createExternalEventRecords } from '../features/errtracker/external-event-records.js';
 import { createOperationLog } from '../features/oplog/operation-log-writer.js';
 import { createFollowUpWriter } from '../features/outbox/follow-up-writer.js';
 import { createOutbox } from '../features/outbox/outbox.js';
@@ -114,6 +115,7 @@ export async function createServices(
       : noopChat,
     executor: createExecutor(config),
     oplog: createOperationLog({ store }),
+    trackerEvents: createExternalEventRecords({ db: store.db }),
   };
   if (!config.redisUrl) {
     const jobs = withGivenUpSeries(
@@ -222,6 +224,7 @@ async function closeAll(services: Services): Promise<void> {
   // After the workers, whose last steps may still append; before the database they write to.
   await services.oplog.close();
   await services.outbox.close();
+  await services.trackerEvents.close();
   await services.bus.close();
   await services.stream.close();
   await services.store.close();

@@ -16,7 +16,6 @@ import {
 import { anomalyOccurrencesAfter, recordAnomalyOccurrence } from './anomaly-records.js';
 import { approvalRequestFromIssue, tempApprovalId } from './approval-from-issue.js';
 import { externalEventFields } from './canary.js';
-import { recordExternalEvent } from './external-event-records.js';
 import { type AnalyzeIssueJob, issueAnalysisJobId } from './issue-analysis-payload.js';
 import { trackerComment } from './tracker-comment.js';
 import { postTrackerCommentOnce } from './tracker-comment-once.js';
@@ -38,6 +37,7 @@ type AnalyzeIssueServices = Pick<
   | 'outbox'
   | 'store'
   | 'tracker'
+  | 'trackerEvents'
 >;
 
 /**
@@ -107,8 +107,7 @@ export async function analyzeIssue(
     log.error({ err: error, approvalId }, 'approval not created; using a temporary id');
   }
 
-  await recordExternalEvent(
-    store.db,
+  await services.trackerEvents.record(
     externalEventFields(context, 'approval_linked', job.context, {
       labels: { approval_id: approvalId },
     }),

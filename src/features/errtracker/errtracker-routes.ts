@@ -41,6 +41,7 @@ export async function errtrackerRoutes(
       | 'store'
       | 'stream'
       | 'tracker'
+      | 'trackerEvents'
     >;
   },
 ) {

@@ -28,6 +28,7 @@ type IssueAnalysisJobServices = Pick<
   | 'outbox'
   | 'store'
   | 'tracker'
+  | 'trackerEvents'
 >;
 
 /** spec, step 7: an accepted issue's analysis runs as a durable background job. */
