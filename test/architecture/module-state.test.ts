@@ -16,7 +16,7 @@ import { REPO_ROOT, sourceFiles } from '../helpers/source-files.js';
 const COLLECTIONS = new Set(['Map', 'WeakMap', 'Set', 'WeakSet']);
 const READ_ONLY = /^Readonly(Map|Set)\b/;
 
-export function moduleState(text: string, file = 'sample.ts'): string[] {
+function moduleState(text: string, file = 'sample.ts'): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const lineOf = (node: ts.Node) =>
