@@ -61,8 +61,8 @@ const KEEP_COMPLETED_MS = 24 * 60 * 60 * 1000;
 export type { OutboxJob };
 
 /**
- * What relaying uses: the outbox rows, the queue they go to, and what it says of them (the
- * ports themselves: Services names the Outbox this builds).
+ * What relaying uses: the outbox rows, the queue they go to, and what it says of them; the
+ * ports themselves, since the services name the Outbox this builds.
  */
 export interface OutboxDeps {
   store: Store;
