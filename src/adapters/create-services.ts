@@ -5,7 +5,7 @@ import type { Expert } from '../features/analysis/analysis-types.js';
 import { RULE_EXPERTS } from '../features/analysis/experts.js';
 import { createExternalEventRecords } from '../features/errtracker/external-event-records.js';
 import { createOperationLog } from '../features/oplog/operation-log-writer.js';
-import { createFollowUpWriter } from '../features/outbox/follow-up-writer.js';
+import { createFollowUpWriter, FOLLOW_UPS_SKIPPED } from '../features/outbox/follow-up-writer.js';
 import { createOutbox } from '../features/outbox/outbox.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Analyzer } from '../ports/analyzer.js';
@@ -115,7 +115,10 @@ export async function createServices(
       : noopChat,
     executor: createExecutor(config),
     oplog: createOperationLog({ store }),
-    trackerEvents: createExternalEventRecords({ db: store.db }),
+    trackerEvents: createExternalEventRecords(
+      { db: store.db },
+      { skipRows: config.benchBound === 'tracker-stages' },
+    ),
   };
   if (!config.redisUrl) {
     const jobs = withGivenUpSeries(
@@ -194,14 +197,19 @@ export async function createServices(
   };
 }
 
-/** The outbox in front of `jobs`, and the follow-up writer that suits that queue. */
+/**
+ * The outbox in front of `jobs`, and the follow-up writer that suits that queue, or none
+ * under BENCH_BOUND=follow-up (bench/README.md, Upper bounds).
+ */
 function followUpsOf(
-  base: Pick<Services, 'store' | 'log' | 'metrics'>,
+  base: Pick<Services, 'config' | 'store' | 'log' | 'metrics'>,
   jobs: JobQueue,
 ): Pick<Services, 'outbox' | 'followUps'> {
-  const { store, log, metrics } = base;
+  const { config, store, log, metrics } = base;
   const outbox = createOutbox({ store, jobs, log, metrics });
-  return { outbox, followUps: createFollowUpWriter({ jobs, outbox }) };
+  const followUps =
+    config.benchBound === 'follow-up' ? FOLLOW_UPS_SKIPPED : createFollowUpWriter({ jobs, outbox });
+  return { outbox, followUps };
 }
 
 /**

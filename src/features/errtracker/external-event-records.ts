@@ -137,7 +137,15 @@ export interface ExternalEventRecords {
   close(): Promise<void>;
 }
 
-export function createExternalEventRecords({ db }: { db: Db }): ExternalEventRecords {
+/**
+ * `skipRows` is for BENCH_BOUND=tracker-stages only (bench/README.md, Upper bounds): each batch
+ * ends before its transaction and writes no payload, fields or stage row, so the bench can
+ * price them; everything before it runs, and the answers of a tick still leave together.
+ */
+export function createExternalEventRecords(
+  { db }: { db: Db },
+  { skipRows = false } = {},
+): ExternalEventRecords {
   const knownPayloads = new Map<string, true>();
   const knownFields = new Map<string, true>();
   /**
@@ -170,6 +178,7 @@ export function createExternalEventRecords({ db }: { db: Db }): ExternalEventRec
       .sort(byKey(({ digest }) => digest))
       .map(({ digest, json }) => ({ digest, body: json() }));
     const freshFields = [...fields.values()].sort(byKey(({ key }) => key));
+    if (skipRows) return;
     await db.transaction().execute(async (tx) => {
       for (const chunk of inChunks(fresh)) await insertPayloads(tx, chunk);
       for (const chunk of inChunks(freshFields)) await insertFields(tx, chunk);

@@ -100,7 +100,9 @@ export function createAlertIntake(
   hooks: IntakeHooks = {},
 ): AlertIntake {
   const { store, clock, metrics } = services;
-  const convergeOrCreate = createConverger(store, services.followUps);
+  const convergeOrCreate = createConverger(store, services.followUps, {
+    repeatsFromMemory: services.config.benchBound === 'converge-write',
+  });
   const relayFollowUp = createFollowUpRelay(services);
   const publishConverged = createConvergedEvents(services);
   const fingerprintAlert = createFingerprinter();
