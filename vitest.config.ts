@@ -12,7 +12,6 @@ const listing = process.argv[2] === 'list';
 const PROCESS = [
   'test/**/*.process.test.ts',
   'test/analysis/analysis-durability.test.ts',
-  'test/architecture/bench-bounds.test.ts',
   'test/architecture/loads-without-services.test.ts',
   'test/architecture/start-flags.test.ts',
   'test/cards/card-cut-off.test.ts',

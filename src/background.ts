@@ -6,7 +6,6 @@ import type { Escalation } from './features/escalation/escalation.js';
 import type { HeartbeatWatch } from './features/heartbeats/heartbeat-watch.js';
 import type { AlertIntake } from './features/intake/alert-intake.js';
 import { ensureSignalGroup, startSignalConsumer } from './features/intake/signal-consumer.js';
-import { startOutboxRelay } from './features/outbox/outbox-relay.js';
 import type { Services } from './services.js';
 
 export interface BackgroundParts {
@@ -37,7 +36,7 @@ export async function startBackground(parts: BackgroundParts): Promise<Backgroun
   const analysis = startAnalysisWork(services);
   await jobs.start();
   // Follow-up jobs committed but not yet enqueued: left by a crash or a queue outage.
-  const outbox = startOutboxRelay(services);
+  const outbox = services.outbox.startRelay();
   // The signal backlog is counted against the consumers' group even while they run elsewhere.
   await ensureSignalGroup(services);
   const stopConsumer = config.signalConsumer ? startSignalConsumer(services, intake) : undefined;

@@ -2,6 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ResilientAnalyzer } from './adapters/analyzers/resilient-analyzer.js';
 import type { Config } from './config.js';
 import type { Expert } from './features/analysis/analysis-types.js';
+import type { ExternalEventRecords } from './features/errtracker/external-event-records.js';
+import type { OperationLog } from './features/oplog/operation-log-writer.js';
+import type { FollowUpWriter } from './features/outbox/follow-up-writer.js';
+import type { Outbox } from './features/outbox/outbox.js';
 import type { Metrics } from './observability/metrics.js';
 import type { BusPort } from './ports/bus.js';
 import type { ChatPort } from './ports/chat.js';
@@ -52,6 +56,14 @@ export interface Services {
   chat: ChatPort;
   /** Runs repair playbook steps: dry-run or kubectl (REPAIR_EXECUTOR). */
   executor: Executor;
+  /** The audit trail's writes, batched per service (operation-log-writer.ts). */
+  oplog: OperationLog;
+  /** Relays committed follow-up jobs to `jobs` and records their completion (outbox.ts). */
+  outbox: Outbox;
+  /** How records commit the jobs they owe, chosen by the queue (follow-up-writer.ts). */
+  followUps: FollowUpWriter;
+  /** The error tracker's delivery stages, written in batches (external-event-records.ts). */
+  trackerEvents: ExternalEventRecords;
   /** What readiness checks: the database, and Redis when REDIS_URL is set. */
   dependencies: readonly DependencyCheck[];
 }

@@ -3,6 +3,10 @@ import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Expert } from '../features/analysis/analysis-types.js';
 import { RULE_EXPERTS } from '../features/analysis/experts.js';
+import { createExternalEventRecords } from '../features/errtracker/external-event-records.js';
+import { createOperationLog } from '../features/oplog/operation-log-writer.js';
+import { createFollowUpWriter, FOLLOW_UPS_SKIPPED } from '../features/outbox/follow-up-writer.js';
+import { createOutbox } from '../features/outbox/outbox.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import type { Analyzer } from '../ports/analyzer.js';
 import { type Clock, systemClock } from '../ports/clock.js';
@@ -110,18 +114,25 @@ export async function createServices(
         })
       : noopChat,
     executor: createExecutor(config),
+    oplog: createOperationLog({ store }),
+    trackerEvents: createExternalEventRecords(
+      { db: store.db },
+      { skipRows: config.benchBound === 'tracker-stages' },
+    ),
   };
   if (!config.redisUrl) {
+    const jobs = withGivenUpSeries(
+      createSqlJobs(store, clock, log, { onGivenUp, leaseMs: config.jobLeaseMs }),
+      metrics,
+    );
     const services: Services = {
       ...base,
+      ...followUpsOf(base, jobs),
       stream: createSqlStream(store, clock),
       bus: createMemoryBus(),
       feed: createMemoryEventFeed(),
       once: rememberingOnceKeys(createSqlOnceKeys(store, clock), clock),
-      jobs: withGivenUpSeries(
-        createSqlJobs(store, clock, log, { onGivenUp, leaseMs: config.jobLeaseMs }),
-        metrics,
-      ),
+      jobs,
       leases: createMemoryLeases({ ttlMs: overrides.leaseTtlMs }),
       failures: createMemoryCredentialFailures(),
       operatorKeyFailures: createMemoryCredentialFailures(OPERATOR_KEYS_PER_ADDRESS),
@@ -146,20 +157,22 @@ export async function createServices(
   }
   const prefix = config.redisKeyPrefix;
   const bus = createRedisBus(redis, prefix);
+  const jobs = withGivenUpSeries(
+    createBullmqJobs(config.redisUrl, prefix, log, {
+      onGivenUp,
+      hangWatch,
+      leaseMs: config.jobLeaseMs,
+    }),
+    metrics,
+  );
   const services: Services = {
     ...base,
+    ...followUpsOf(base, jobs),
     stream: createRedisStream(redis, prefix),
     bus,
     feed: createRedisEventFeed(redis, bus, prefix),
     once: rememberingOnceKeys(createRedisOnceKeys(redis, prefix), clock),
-    jobs: withGivenUpSeries(
-      createBullmqJobs(config.redisUrl, prefix, log, {
-        onGivenUp,
-        hangWatch,
-        leaseMs: config.jobLeaseMs,
-      }),
-      metrics,
-    ),
+    jobs,
     leases: createRedisLeases(redis, prefix, { ttlMs: overrides.leaseTtlMs }),
     failures: sharedBlockReads(createRedisCredentialFailures(redis, prefix)),
     operatorKeyFailures: sharedBlockReads(
@@ -185,6 +198,21 @@ export async function createServices(
 }
 
 /**
+ * The outbox in front of `jobs`, and the follow-up writer that suits that queue, or none
+ * under BENCH_BOUND=follow-up (bench/README.md, Upper bounds).
+ */
+function followUpsOf(
+  base: Pick<Services, 'config' | 'store' | 'log' | 'metrics'>,
+  jobs: JobQueue,
+): Pick<Services, 'outbox' | 'followUps'> {
+  const { config, store, log, metrics } = base;
+  const outbox = createOutbox({ store, jobs, log, metrics });
+  const followUps =
+    config.benchBound === 'follow-up' ? FOLLOW_UPS_SKIPPED : createFollowUpWriter({ jobs, outbox });
+  return { outbox, followUps };
+}
+
+/**
  * With ANALYZER=openai each analysis expert is one model call, under the error-tracker
  * analyzer's own timeout, concurrency limit and breaker (docs/api.md, Analysis tasks: under the
  * same timeout, concurrency limit and breaker); otherwise the rule-based experts.
@@ -201,6 +229,10 @@ function chooseExperts(config: Config, analyzer: ResilientAnalyzer): readonly Ex
 
 async function closeAll(services: Services): Promise<void> {
   await services.jobs.close();
+  // After the workers, whose last steps may still append; before the database they write to.
+  await services.oplog.close();
+  await services.outbox.close();
+  await services.trackerEvents.close();
   await services.bus.close();
   await services.stream.close();
   await services.store.close();

@@ -32,6 +32,18 @@ const CHAT_BOT = 'chat bot (Telegram Bot API) token and target chat';
  * They are read in this order and the first bad one stops the start, so a variable
  * another one depends on (`DATA_DIR`, `REPAIR_EXECUTOR`, `ANALYZER`) comes before it.
  */
+/**
+ * The costs a bench bound takes out (bench/README.md, Upper bounds): a repeat alert's write,
+ * a new incident's follow-up job, a tracker delivery's stage rows, a signal's append.
+ */
+export const BENCH_BOUNDS = [
+  'converge-write',
+  'follow-up',
+  'tracker-stages',
+  'signal-append',
+] as const;
+export type BenchBound = (typeof BENCH_BOUNDS)[number];
+
 export const configVariables = {
   dataDir: localPath('DATA_DIR', { default: './var', description: 'where embedded state lives' }),
   repairExecutor: oneOf('REPAIR_EXECUTOR', ['dry-run', 'kubectl'], {
@@ -267,6 +279,11 @@ export const configVariables = {
     default: 'ready',
     description:
       '`ready` merges the live readbacks into the priority work order; `delegated` points to the dedicated runtime readbacks instead',
+  }),
+  /** bench/README.md, Upper bounds: read once at start-up; unset, every cost is paid. */
+  benchBound: oneOf('BENCH_BOUND', BENCH_BOUNDS, {
+    description:
+      'for the bench only, never in service: takes one cost the service owes out, to measure an upper bound (`converge-write`, `follow-up`, `tracker-stages` or `signal-append`; bench/README.md, Upper bounds)',
   }),
   readbackProbeTimeoutMs: milliseconds('READBACK_PROBE_TIMEOUT_MS', 60_000, {
     default: '5000',

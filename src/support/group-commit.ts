@@ -21,6 +21,7 @@ export function groupCommit<T, R = undefined>(
   let queue: Waiting<T, R>[] = [];
   let scheduled = false;
   let writing = false;
+  const idle: Array<() => void> = [];
 
   function schedule() {
     if (scheduled || writing) return;
@@ -50,6 +51,7 @@ export function groupCommit<T, R = undefined>(
     } finally {
       writing = false;
       if (queue.length > 0) schedule();
+      else for (const wake of idle.splice(0)) wake();
     }
   }
 
@@ -59,6 +61,11 @@ export function groupCommit<T, R = undefined>(
         queue.push({ item, resolve, reject });
         schedule();
       });
+    },
+    /** Settles once every item added so far is written (or failed): a closing owner waits. */
+    settled(): Promise<void> {
+      if (queue.length === 0 && !scheduled && !writing) return Promise.resolve();
+      return new Promise((resolve) => idle.push(resolve));
     },
   };
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { insertTask } from '../../src/features/analysis/task-records.js';
-import { appendOperation } from '../../src/features/oplog/operation-log.js';
 import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
 import { analyze, type Json, openIncident, statusOf, waitForState } from './analysis-helpers.js';
 
@@ -104,8 +103,7 @@ describe.each(backends())('POST /agents/analyze and the task readbacks (%s)', (b
     const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
     const incident = await openIncident(app, { target_resource: 'pay-6b8f9c7d5-k2p9x' });
     for (let i = 0; i < 3; i += 1) {
-      await appendOperation(
-        app.services.store,
+      await app.services.oplog.append(
         {
           type: 'EXECUTION_COMPLETED',
           incidentId: incident,

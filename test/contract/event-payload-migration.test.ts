@@ -14,7 +14,10 @@ import {
   findExternalEvent,
   listExternalEvents,
 } from '../../src/features/errtracker/external-event-reads.js';
-import { recordExternalEvent } from '../../src/features/errtracker/external-event-records.js';
+import {
+  createExternalEventRecords,
+  type ExternalEventRecords,
+} from '../../src/features/errtracker/external-event-records.js';
 import type { Db, Store } from '../../src/ports/store.js';
 import { encodeCursor } from '../../src/support/newest-first.js';
 import {
@@ -24,6 +27,20 @@ import {
   storeKinds,
   tempDir,
 } from '../helpers/backends.js';
+
+/** One writer per database, as each service builds its own. */
+const eventWriters = new Map<Db, ExternalEventRecords>();
+function recordExternalEvent(
+  db: Db,
+  ...args: Parameters<ExternalEventRecords['record']>
+): Promise<string> {
+  let writer = eventWriters.get(db);
+  if (!writer) {
+    writer = createExternalEventRecords({ db });
+    eventWriters.set(db, writer);
+  }
+  return writer.record(...args);
+}
 
 /** A database at the schema of one migration, and how to open it later as a full store. */
 interface OldDatabase {

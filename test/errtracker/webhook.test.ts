@@ -5,7 +5,6 @@ import { describeIssue } from '../../src/features/errtracker/error-context.js';
 import {
   eventPayload,
   rawEventPayload,
-  recordExternalEvent,
 } from '../../src/features/errtracker/external-event-records.js';
 import { backends, buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { deliver, issueAlert, TRACKER_URL } from './tracker-delivery.js';
@@ -372,8 +371,7 @@ describe.each(backends())('error-tracker webhook on %s', (backend) => {
     const { db } = app.services.store;
     const payload = JSON.parse(raw) as unknown;
     // What an earlier version wrote for this body: the payload keyed by its SHA-256.
-    const earlierId = await recordExternalEvent(
-      db,
+    const earlierId = await app.services.trackerEvents.record(
       externalEventFields(describeIssue(payload), 'received', payload),
       Date.now(),
       { payload: rawEventPayload(body) },

@@ -5,8 +5,7 @@ import {
   INCIDENT_FOLLOW_UP_JOB,
   SINGLE_FOLLOW_UP_JOB,
 } from '../../src/features/escalation/incident-followup.js';
-import { followUpWriter } from '../../src/features/outbox/follow-up-writer.js';
-import { addFollowUpJob, relayFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
+import { addFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
 import { storeKinds } from '../helpers/backends.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import {
@@ -137,7 +136,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
           Date.now(),
         ),
       );
-    expect(await relayFollowUpJob(app.services, jobId)).toBe(true);
+    expect(await app.services.outbox.relay(jobId)).toBe(true);
     await waitFor(
       async () => {
         const row = await store.db
@@ -206,7 +205,7 @@ describe("an incident's follow-up on the SQL queue", () => {
   it('leaves no job behind when the transaction that wrote it rolls back', async () => {
     const { app } = await buildTestApp({ backend: 'embedded', env });
     const { db } = app.services.store;
-    const writer = followUpWriter(app.services);
+    const writer = app.services.followUps;
     const job = { name: 'test.rolled-back', payload: { n: 1 }, jobId: 'rolled-back-1' };
     await expect(
       db.transaction().execute(async (tx) => {

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signApproval } from '../../src/features/approvals/approval-moves.js';
 import { insertApproval } from '../../src/features/approvals/approval-records.js';
-import { appendOperation } from '../../src/features/oplog/operation-log.js';
 import { PAGE_BYTE_BUDGET, pageOf } from '../../src/support/newest-first.js';
 import { deliver, issueAlert } from '../errtracker/tracker-delivery.js';
 import { backends, buildTestApp, postSigned, type TestApp } from '../helpers/build-app.js';
@@ -116,9 +115,10 @@ describe('pageOf: the byte budget of a page', () => {
 describe.each(backends())('read API lists on %s', (backend) => {
   let app: FastifyInstance;
   let store: TestApp['app']['services']['store'];
+  let oplog: TestApp['app']['services']['oplog'];
   beforeAll(async () => {
     ({ app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } }));
-    ({ store } = app.services);
+    ({ store, oplog } = app.services);
   });
 
   describe('limit', () => {
@@ -338,8 +338,7 @@ describe.each(backends())('read API lists on %s', (backend) => {
       // 300 KB each: three fit in a page; the 1.5 MB one is alone on its page.
       for (const kilobytes of [300, 300, 300, 300, 1500, 300, 300, 300]) {
         ids.push(
-          await appendOperation(
-            store,
+          await oplog.append(
             {
               type: 'EXECUTION_COMPLETED',
               incidentId: null,

@@ -7,6 +7,7 @@ import {
 } from '../../src/features/heartbeats/heartbeat-watch.js';
 import type { IncidentMoveDeps } from '../../src/features/incidents/incident-moves.js';
 import type { AlertIntake } from '../../src/features/intake/alert-intake.js';
+import { createOutbox } from '../../src/features/outbox/outbox.js';
 import type { JobQueue } from '../../src/ports/jobs.js';
 import {
   buildTestApp,
@@ -55,8 +56,10 @@ describe.runIf(distributedAvailable()).each(DISTRIBUTED_ONLY)(
         return services.jobs.enqueue(...args);
       };
       const later = { now: () => beatAt + 601_000 };
+      // The outbox relays through the gated queue as the service's own relays through its queue.
+      const outbox = createOutbox({ ...services, jobs });
       const sweep = createHeartbeatWatch(
-        { ...services, jobs, clock: later },
+        { ...services, jobs, outbox, clock: later },
         {} as AlertIntake,
         {} as IncidentMoveDeps,
       ).sweep();

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fingerprintAlert, workloadOf } from '../../src/features/intake/fingerprint.js';
+import {
+  createFingerprinter,
+  fingerprintAlert,
+  workloadOf,
+} from '../../src/features/intake/fingerprint.js';
 
 describe('fingerprintAlert', () => {
   // CONTRACT, Alert webhook: first 32 hex characters of SHA-256 over `<namespace>:<workload>:<alert_type>`
@@ -27,6 +31,7 @@ describe('fingerprintAlert', () => {
 
   it('stays the SHA-256 prefix when remembered, evicted, or too long to remember', () => {
     const sha = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
+    const remembering = createFingerprinter();
     const part = fc.oneof(
       fc.constantFrom('api', 'db', ''),
       fc.string(),
@@ -39,6 +44,7 @@ describe('fingerprintAlert', () => {
           // Each triple twice: the second answer comes from memory when the text is short.
           for (const [namespace, workload, type] of [...parts, ...parts]) {
             const expected = sha(`${namespace}:${workload}:${type}`);
+            expect(remembering(namespace, workload, type)).toBe(expected);
             expect(fingerprintAlert(namespace, workload, type)).toBe(expected);
           }
         },
@@ -46,8 +52,8 @@ describe('fingerprintAlert', () => {
       { numRuns: 300 },
     );
     // Far more distinct texts than are remembered, then the first again.
-    for (let i = 0; i < 5000; i++) fingerprintAlert('evict', `w${i}`, 'crash_loop');
-    expect(fingerprintAlert('evict', 'w0', 'crash_loop')).toBe(sha('evict:w0:crash_loop'));
+    for (let i = 0; i < 5000; i++) remembering('evict', `w${i}`, 'crash_loop');
+    expect(remembering('evict', 'w0', 'crash_loop')).toBe(sha('evict:w0:crash_loop'));
   });
 });
 

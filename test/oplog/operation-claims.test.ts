@@ -1,14 +1,17 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/adapters/postgres/postgres-store.js';
-import { appendOncePerApproval } from '../../src/features/oplog/operation-claims.js';
+import type { ClaimedEntries } from '../../src/features/oplog/operation-claims.js';
 import type { OperationEntry, TimedEntry } from '../../src/features/oplog/operation-entry.js';
 import {
-  appendOperation,
   claimsAndChainEnd,
   GENESIS_HASH,
   verifyOperationChain,
   withOperationLogLock,
 } from '../../src/features/oplog/operation-log.js';
+import {
+  createOperationLog,
+  type OperationLog,
+} from '../../src/features/oplog/operation-log-writer.js';
 import type { Store } from '../../src/ports/store.js';
 import { makeStore, postgresUrlWithFreshSchema, storeKinds } from '../helpers/backends.js';
 
@@ -32,6 +35,21 @@ function claimOf(approvalId: string, context: Record<string, unknown> = {}) {
     entries: [entry('AUTO_REPAIR_TRIGGERED'), entry('EXECUTION_COMPLETED')],
   };
 }
+
+/** One operation log per store, as each replica builds its own. */
+const logs = new Map<Store, OperationLog>();
+function oplogOf(store: Store): OperationLog {
+  let log = logs.get(store);
+  if (!log) {
+    log = createOperationLog({ store });
+    logs.set(store, log);
+  }
+  return log;
+}
+const appendOncePerApproval = (store: Store, claim: ClaimedEntries) =>
+  oplogOf(store).appendOncePerApproval(claim);
+const appendOperation = (store: Store, entry: OperationEntry, now: number) =>
+  oplogOf(store).append(entry, now);
 
 const rowsOf = (store: Store) =>
   store.db.selectFrom('operation_log').selectAll().orderBy('seq').execute();

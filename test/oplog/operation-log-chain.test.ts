@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  appendOperation,
   GENESIS_HASH,
   type OperationEntry,
   verifyOperationChain,
@@ -22,16 +21,15 @@ function entry(index: number): OperationEntry {
 
 describe.each(backends())('operation-log hash chain on %s', (backend) => {
   let store: TestApp['app']['services']['store'];
+  let oplog: TestApp['app']['services']['oplog'];
   beforeAll(async () => {
     const { app } = await buildTestApp({ backend });
-    ({ store } = app.services);
+    ({ store, oplog } = app.services);
   });
   const rows = () => store.db.selectFrom('operation_log').selectAll().orderBy('seq').execute();
 
   it('stays one intact chain under 50 concurrent appends', async () => {
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) => appendOperation(store, entry(i), Date.now())),
-    );
+    await Promise.all(Array.from({ length: 50 }, (_, i) => oplog.append(entry(i), Date.now())));
     const all = await rows();
     expect(all).toHaveLength(50);
     // One line: every entry links to the one before it, so no two share a predecessor.

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appendOperation, type OperationType } from '../../src/features/oplog/operation-log.js';
+import type { OperationType } from '../../src/features/oplog/operation-log.js';
 import { backends, buildTestApp, type TestApp, TestClock } from '../helpers/build-app.js';
 
 const URL = '/api/v1/operation-log';
@@ -8,6 +8,7 @@ describe.each(backends())('operation-log routes on %s', (backend) => {
   const clock = new TestClock();
   let app: TestApp['app'];
   let store: TestApp['app']['services']['store'];
+  let oplog: TestApp['app']['services']['oplog'];
   const seeded: Array<{ id: string; type: OperationType; approval: string; incident: string }> = [];
   let newestFirst: typeof seeded;
   const types: OperationType[] = [
@@ -17,13 +18,12 @@ describe.each(backends())('operation-log routes on %s', (backend) => {
   ];
   beforeAll(async () => {
     ({ app } = await buildTestApp({ backend, clock }));
-    ({ store } = app.services);
+    ({ store, oplog } = app.services);
     for (let i = 0; i < 9; i += 1) {
       const type = types[i % 3]!;
       const approval = `apr-${i % 3}`;
       const incident = `inc-${i % 2}`;
-      const id = await appendOperation(
-        store,
+      const id = await oplog.append(
         {
           type,
           incidentId: incident,

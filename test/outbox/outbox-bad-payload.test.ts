@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayFollowUpJobs } from '../../src/features/outbox/outbox-relay.js';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 
 /**
@@ -39,9 +38,9 @@ describe('an outbox row with an unreadable payload', () => {
       ])
       .execute();
 
-    expect(
-      await relayFollowUpJobs(services, ['bad-payload', 'array-payload', 'good-payload']),
-    ).toBe(1);
+    expect(await services.outbox.relayAll(['bad-payload', 'array-payload', 'good-payload'])).toBe(
+      1,
+    );
     const rows = await services.store.db
       .selectFrom('outbox')
       .select(['job_id', 'gave_up_at', 'relayed_at'])

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { appendOperation } from '../../src/features/oplog/operation-log.js';
 import { buildScene } from '../../src/features/readbacks/live-ops-scene.js';
 import { effectivePolicy, readPolicy } from '../../src/features/readbacks/runtime-control.js';
 import { interpretZeros } from '../../src/features/readbacks/source-health.js';
@@ -109,18 +108,17 @@ describe('runtime control, scene, source health and gitserver gates over HTTP', 
   const clock = new TestClock();
   const dir = readbackDir();
   let app: TestApp['app'];
-  let store: TestApp['app']['services']['store'];
+  let oplog: TestApp['app']['services']['oplog'];
   beforeAll(async () => {
     ({ app } = await readbackApp({ dir, clock }));
-    ({ store } = app.services);
+    ({ oplog } = app.services);
   });
   const log = (
     type: 'AUTO_REPAIR_TRIGGERED' | 'EXECUTION_COMPLETED',
     success: boolean,
     detail: string,
   ) =>
-    appendOperation(
-      store,
+    oplog.append(
       {
         type,
         incidentId: null,

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addFollowUpJob, relayFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
+import { addFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private-services.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -45,7 +45,7 @@ describe('a job queue restarted empty', () => {
       .execute((tx) =>
         addFollowUpJob(tx, { name: UNHANDLED_JOB, payload: { n: 0 }, jobId: KEPT_ID }, Date.now()),
       );
-    expect(await relayFollowUpJob(services, KEPT_ID)).toBe(true);
+    expect(await services.outbox.relay(KEPT_ID)).toBe(true);
     const killer = new Redis(redis.url);
     try {
       // Drops every other client; the service's connections reconnect to the same server.
@@ -72,7 +72,7 @@ describe('a job queue restarted empty', () => {
       .execute((tx) =>
         addFollowUpJob(tx, { name: UNHANDLED_JOB, payload: { n: 1 }, jobId: JOB_ID }, Date.now()),
       );
-    expect(await relayFollowUpJob(services, JOB_ID)).toBe(true);
+    expect(await services.outbox.relay(JOB_ID)).toBe(true);
     const first = await outboxRow();
     expect(first).toMatchObject({ attempts: 1, completed_at: null });
     // Not offered again before its recheck while the queue keeps it.

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDryRunExecutor } from '../../src/adapters/executors/dry-run-executor.js';
+import { createOutbox } from '../../src/features/outbox/outbox.js';
 import { loadPlaybooks } from '../../src/features/repair/playbooks.js';
 import { notifyResultInChat } from '../../src/features/repair/repair-chat.js';
 import {
@@ -40,7 +41,9 @@ function fakeJobs() {
 describe('repair jobs', () => {
   it('registers repair.evaluate, which evaluates the approval named in the payload', async () => {
     const { jobs, handlers, enqueued } = fakeJobs();
-    const services: Services = { ...app.services, jobs };
+    const { store, log, metrics } = app.services;
+    const outbox = createOutbox({ store, jobs, log, metrics });
+    const services: Services = { ...app.services, jobs, outbox };
     const { deps } = repairDeps(app, {
       executor: createDryRunExecutor(),
       playbooks: loadPlaybooks(),

@@ -100,9 +100,10 @@ function scriptedExecutor(ran: string[][]): Executor {
 describe('runPlaybook', () => {
   const clock = new TestClock();
   let store: TestApp['app']['services']['store'];
+  let oplog: TestApp['app']['services']['oplog'];
   beforeAll(async () => {
     const { app } = await buildTestApp({ clock });
-    ({ store } = app.services);
+    ({ store, oplog } = app.services);
   });
   const target = (approval: string): RepairTarget => ({
     namespace: 'shop',
@@ -115,7 +116,7 @@ describe('runPlaybook', () => {
   it('stops at the first failed step and records EXECUTION_COMPLETED', async () => {
     const ran: string[][] = [];
     const result = await runPlaybook(
-      { store, clock, executor: scriptedExecutor(ran) },
+      { oplog, clock, executor: scriptedExecutor(ran) },
       playbook!,
       target('a-1'),
       'tg_7',
@@ -151,7 +152,7 @@ describe('runPlaybook', () => {
   it('a dry run records every step as its command line', async () => {
     const executor = createDryRunExecutor({ context: 'prod-eu' });
     const result = await runPlaybook(
-      { store, clock, executor },
+      { oplog, clock, executor },
       playbook!,
       target('a-2'),
       'auto-repair',
@@ -172,7 +173,7 @@ describe('runPlaybook', () => {
   it('runs nothing when a placeholder cannot be filled', async () => {
     const ran: string[][] = [];
     const result = await runPlaybook(
-      { store, clock, executor: scriptedExecutor(ran) },
+      { oplog, clock, executor: scriptedExecutor(ran) },
       playbook!,
       { ...target('a-3'), workload: 'Not_A_Name' },
       'auto-repair',
@@ -194,7 +195,7 @@ describe('runPlaybook', () => {
       },
     };
     const result = await runPlaybook(
-      { store, clock, executor },
+      { oplog, clock, executor },
       playbook!,
       target('a-4'),
       'auto-repair',

@@ -34,6 +34,9 @@ type DecideApprovalServices = Pick<
   | 'log'
   | 'metrics'
   | 'operatorKeyFailures'
+  | 'oplog'
+  | 'followUps'
+  | 'outbox'
   | 'store'
 >;
 

@@ -5,12 +5,13 @@ import { typedJob } from '../../support/typed-job.js';
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
 import type { ApprovalsOnResolve } from '../incidents/incident-moves.js';
-import { followUpWriter } from '../outbox/follow-up-writer.js';
-import { completeFollowUpJob } from '../outbox/outbox-relay.js';
 import { approvalLock, moveApprovalIn } from './approval-moves.js';
 
 /** The services this file's functions use. */
-type ExpiredApprovalServices = Pick<Services, 'feed' | 'jobs' | 'log' | 'metrics' | 'store'>;
+type ExpiredApprovalServices = Pick<
+  Services,
+  'feed' | 'jobs' | 'log' | 'metrics' | 'followUps' | 'outbox' | 'store'
+>;
 
 /**
  * What follows an approval expired because its incident resolved (by the resolve itself, or
@@ -52,7 +53,7 @@ export function addExpiredCardsJob(
   now: number,
 ): Promise<void> {
   const payload = { approval_id: approvalId, actor, at: now };
-  return followUpWriter(services).add(
+  return services.followUps.add(
     tx,
     [{ name: EXPIRED_CARDS_JOB, payload, jobId: expiredCardsJobId(approvalId) }],
     now,
@@ -76,7 +77,7 @@ export async function announceExpiredApproval(
     channel: 'lifecycle',
   });
   await cards.markDecided(approvalId, INCIDENT_RESOLVED_DECISION, actor, now);
-  await followUpWriter(services).relay([
+  await services.followUps.relay([
     { jobId: expiredCardsJobId(approvalId), name: EXPIRED_CARDS_JOB },
   ]);
 }
@@ -94,7 +95,7 @@ export function registerExpiredCardsWorker(
         payload.actor,
         payload.at,
       );
-      await completeFollowUpJob(services, expiredCardsJobId(payload.approval_id));
+      await services.outbox.complete(expiredCardsJobId(payload.approval_id));
     }),
     EXPIRED_CARDS_CONCURRENCY,
   );

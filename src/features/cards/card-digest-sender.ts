@@ -2,7 +2,6 @@ import { isRateLimited } from '../../ports/chat.js';
 import type { Db } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { findIncident } from '../incidents/incident-records.js';
-import { appendOperation } from '../oplog/operation-log.js';
 import {
   consoleAddress,
   DIGEST_MAX_LINES,
@@ -52,16 +51,18 @@ export async function digestLinesOf(db: Db, cards: readonly OutgoingCard[]): Pro
  * a message id, which is how `/card` and the follow-up's card-once rule still find them.
  */
 /** The chat the digests go to, and the card records they are kept in. */
-export type DigestSenderDeps = Pick<Services, 'store' | 'chat' | 'clock' | 'config' | 'log'>;
+export type DigestSenderDeps = Pick<
+  Services,
+  'store' | 'chat' | 'clock' | 'config' | 'log' | 'oplog'
+>;
 
 export function createDigestSender(services: DigestSenderDeps) {
-  const { store, chat, clock, config, log } = services;
+  const { store, chat, clock, config, log, oplog } = services;
 
   async function record(cards: readonly OutgoingCard[], messageId: number | null, error: unknown) {
     const success = error === undefined;
     try {
-      await appendOperation(
-        store,
+      await oplog.append(
         {
           type: 'CHAT_SENT',
           incidentId: null,

@@ -24,7 +24,7 @@ const ALERT_NAME_MAX_CHARS = 80;
  * Incident severities P0-P3 and approval risks (a tracker issue has no incident) on one
  * scale: riskForSeverity maps P0-P3 one to one onto critical-low, so both orders agree.
  */
-const SEVERITY_RANKS = new Map([
+const SEVERITY_RANKS: ReadonlyMap<string, number> = new Map([
   ['P0', 0],
   ['critical', 0],
   ['P1', 1],

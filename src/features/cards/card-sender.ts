@@ -1,5 +1,4 @@
 import { isRateLimited } from '../../ports/chat.js';
-import { appendOperation } from '../oplog/operation-log.js';
 import { renderApprovalCard, renderClosedCard, renderDecidedCard } from './approval-card.js';
 import { createDigestSender, type DigestSenderDeps } from './card-digest-sender.js';
 import { createCardEdits, isSameDecision, keyedSerial, NO_WAIT } from './card-edits.js';
@@ -28,7 +27,7 @@ export { CHAT_GATEWAY_ACTOR };
 export const NOT_CONFIGURED_REASON = 'CHAT_BOT_TOKEN is not set';
 
 export function createCardSender(services: DigestSenderDeps): CardSender {
-  const { store, chat, clock, config, log } = services;
+  const { store, chat, clock, config, log, oplog } = services;
   const chatId = config.chatChatId ?? '';
   const serially = keyedSerial();
 
@@ -40,8 +39,7 @@ export function createCardSender(services: DigestSenderDeps): CardSender {
   ): Promise<void> {
     const success = error === undefined;
     try {
-      await appendOperation(
-        store,
+      await oplog.append(
         {
           type: 'CHAT_SENT',
           incidentId: card.incident_id || null,

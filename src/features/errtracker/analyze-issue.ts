@@ -5,7 +5,6 @@ import { insertApproval } from '../approvals/approval-records.js';
 import type { CardSender } from '../cards/card-types.js';
 import { pushCardOnce } from '../escalation/card-once.js';
 import { publishEvent } from '../events/feed-events.js';
-import { completeFollowUpJob } from '../outbox/outbox-relay.js';
 import { addRepairEvaluation, relayRepairEvaluation } from '../repair/repair-jobs.js';
 import {
   type AnomalyFrequency,
@@ -17,7 +16,6 @@ import {
 import { anomalyOccurrencesAfter, recordAnomalyOccurrence } from './anomaly-records.js';
 import { approvalRequestFromIssue, tempApprovalId } from './approval-from-issue.js';
 import { externalEventFields } from './canary.js';
-import { recordExternalEvent } from './external-event-records.js';
 import { type AnalyzeIssueJob, issueAnalysisJobId } from './issue-analysis-payload.js';
 import { trackerComment } from './tracker-comment.js';
 import { postTrackerCommentOnce } from './tracker-comment-once.js';
@@ -35,8 +33,11 @@ type AnalyzeIssueServices = Pick<
   | 'leases'
   | 'log'
   | 'metrics'
+  | 'oplog'
+  | 'outbox'
   | 'store'
   | 'tracker'
+  | 'trackerEvents'
 >;
 
 /**
@@ -106,8 +107,7 @@ export async function analyzeIssue(
     log.error({ err: error, approvalId }, 'approval not created; using a temporary id');
   }
 
-  await recordExternalEvent(
-    store.db,
+  await services.trackerEvents.record(
     externalEventFields(context, 'approval_linked', job.context, {
       labels: { approval_id: approvalId },
     }),
@@ -147,7 +147,7 @@ export async function analyzeIssue(
   }
 
   (chainFailed ? metrics.alertChainFailure : metrics.alertChainSuccess).labels('errtracker').inc();
-  await completeFollowUpJob(services, issueAnalysisJobId(job));
+  await services.outbox.complete(issueAnalysisJobId(job));
 }
 
 /**

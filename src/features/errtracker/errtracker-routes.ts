@@ -36,9 +36,12 @@ export async function errtrackerRoutes(
       | 'metrics'
       | 'once'
       | 'operatorKeyFailures'
+      | 'oplog'
+      | 'outbox'
       | 'store'
       | 'stream'
       | 'tracker'
+      | 'trackerEvents'
     >;
   },
 ) {

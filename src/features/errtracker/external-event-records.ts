@@ -108,116 +108,130 @@ function remember<K, V>(known: Map<K, V>, key: K, value: V): void {
  */
 const KEYED_TEXT_KEPT_MAX = 8 * 1024;
 
-/**
- * The key of a set of shared fields: the SHA-256 hex of their JSON text. A repeated delivery
- * serializes the same text, and a process remembers the hashes of the texts it saw last.
- */
-const keysOfText = new Map<string, string>();
-function fieldsKey(fields: Omit<FieldsRow, 'key'>): string {
-  const text = JSON.stringify(SHARED_COLUMNS.map((column) => fields[column]));
-  let key = keysOfText.get(text);
-  if (key === undefined) {
-    key = sha256Hex(text);
-    if (text.length <= KEYED_TEXT_KEPT_MAX) remember(keysOfText, text, key);
-  }
-  return key;
-}
-
 const byKey =
   <T>(keyOf: (item: T) => string) =>
   (a: T, b: T) =>
     keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0;
 
-// One batching writer per database: deliveries arriving together share one transaction.
-const writers = new WeakMap<Db, (write: EventWrite) => Promise<void>>();
-
-function writerFor(db: Db) {
-  let writer = writers.get(db);
-  if (!writer) {
-    const knownPayloads = new Map<string, true>();
-    const knownFields = new Map<string, true>();
-    const batch = groupCommit<EventWrite>(async (writes) => {
-      const payloads = new Map<string, EventPayload>();
-      const fields = new Map<string, FieldsRow>();
-      for (const write of writes) {
-        const { digest } = write.payload;
-        if (!knownPayloads.has(digest)) payloads.set(digest, write.payload);
-        if (!knownFields.has(write.fields.key)) fields.set(write.fields.key, write.fields);
-      }
-      // Decoded before the transaction, not while it holds the write lock. Sorted by key:
-      // replicas inserting the same new keys take their row locks in one order, never
-      // waiting on each other crosswise (PostgreSQL would end one as a deadlock).
-      const fresh = [...payloads.values()]
-        .sort(byKey(({ digest }) => digest))
-        .map(({ digest, json }) => ({ digest, body: json() }));
-      const freshFields = [...fields.values()].sort(byKey(({ key }) => key));
-      await db.transaction().execute(async (tx) => {
-        for (const chunk of inChunks(fresh)) await insertPayloads(tx, chunk);
-        for (const chunk of inChunks(freshFields)) await insertFields(tx, chunk);
-        for (const chunk of inChunks(writes.map((write) => write.row))) {
-          await insertEvents(tx, chunk);
-        }
-      });
-      for (const digest of payloads.keys()) remember(knownPayloads, digest, true);
-      for (const key of fields.keys()) remember(knownFields, key, true);
-    });
-    writer = (write) => batch.add(write);
-    writers.set(db, writer);
-  }
-  return writer;
-}
-
-/** Stores one stage of one delivery; resolves with the event id once it is written. */
-export async function recordExternalEvent(
-  db: Db,
-  fields: ExternalAlertEventFields,
-  now: number,
-  extras: RecordedEventExtras = {},
-): Promise<string> {
-  return stageRecorder(db, fields, extras)(fields.stage, now);
+/**
+ * The `external_alert_events` writes of one service, over its database: deliveries arriving
+ * together share one transaction, and what it remembers (keys seen committed, the keys of
+ * field texts it serialized) is bounded and goes with it.
+ */
+export interface ExternalEventRecords {
+  /** Stores one stage of one delivery; resolves with the event id once it is written. */
+  record(
+    fields: ExternalAlertEventFields,
+    now: number,
+    extras?: RecordedEventExtras,
+  ): Promise<string>;
+  /**
+   * Records stages of one delivery that differ only in their stage: the fields they share are
+   * serialized and keyed once for all of them (a repeat inside the dedup window writes two).
+   */
+  stages(
+    fields: ExternalAlertEventFields,
+    extras?: RecordedEventExtras,
+  ): (stage: ExternalAlertEventFields['stage'], now: number) => Promise<string>;
+  /** Settles once every stage asked for so far is written. */
+  close(): Promise<void>;
 }
 
 /**
- * Records stages of one delivery that differ only in their stage: the fields they share are
- * serialized and keyed once for all of them (a repeat inside the dedup window writes two).
+ * `skipRows` is for BENCH_BOUND=tracker-stages only (bench/README.md, Upper bounds): each batch
+ * ends before its transaction and writes no payload, fields or stage row, so the bench can
+ * price them; everything before it runs, and the answers of a tick still leave together.
  */
-export function stageRecorder(
-  db: Db,
-  fields: ExternalAlertEventFields,
-  extras: RecordedEventExtras = {},
-): (stage: ExternalAlertEventFields['stage'], now: number) => Promise<string> {
-  const payload = extras.payload ?? eventPayload(JSON.stringify(fields.payload ?? null));
-  const shared = {
-    project: fields.project,
-    title: fields.title,
-    severity: fields.severity,
-    namespace: fields.namespace,
-    target_resource: fields.target_resource,
-    fingerprint: fields.fingerprint,
-    source_url: fields.source_url,
-    labels: JSON.stringify(fields.labels),
-    annotations: JSON.stringify(fields.annotations),
-  };
-  const sharedRow = { key: fieldsKey(shared), ...shared };
-  const write = writerFor(db);
-  return async (stage, now) => {
-    const id = timeOrderedId();
-    await write({
-      payload,
-      fields: sharedRow,
-      row: {
-        id,
-        stage,
-        provider: fields.provider,
-        issue_id: fields.issue_id,
-        fields_key: sharedRow.key,
-        payload_digest: payload.digest,
-        operator_id: extras.auth?.operatorId ?? null,
-        auth_method: extras.auth?.method ?? null,
-        approval_id: extras.approvalId ?? null,
-        created_at: now,
-      },
+export function createExternalEventRecords(
+  { db }: { db: Db },
+  { skipRows = false } = {},
+): ExternalEventRecords {
+  const knownPayloads = new Map<string, true>();
+  const knownFields = new Map<string, true>();
+  /**
+   * The key of a set of shared fields is the SHA-256 hex of their JSON text. A repeated
+   * delivery serializes the same text, so the hashes of the texts seen last are remembered.
+   */
+  const keysOfText = new Map<string, string>();
+  function fieldsKey(fields: Omit<FieldsRow, 'key'>): string {
+    const text = JSON.stringify(SHARED_COLUMNS.map((column) => fields[column]));
+    let key = keysOfText.get(text);
+    if (key === undefined) {
+      key = sha256Hex(text);
+      if (text.length <= KEYED_TEXT_KEPT_MAX) remember(keysOfText, text, key);
+    }
+    return key;
+  }
+
+  const batch = groupCommit<EventWrite>(async (writes) => {
+    const payloads = new Map<string, EventPayload>();
+    const fields = new Map<string, FieldsRow>();
+    for (const write of writes) {
+      const { digest } = write.payload;
+      if (!knownPayloads.has(digest)) payloads.set(digest, write.payload);
+      if (!knownFields.has(write.fields.key)) fields.set(write.fields.key, write.fields);
+    }
+    // Decoded before the transaction, not while it holds the write lock. Sorted by key:
+    // replicas inserting the same new keys take their row locks in one order, never
+    // waiting on each other crosswise (PostgreSQL would end one as a deadlock).
+    const fresh = [...payloads.values()]
+      .sort(byKey(({ digest }) => digest))
+      .map(({ digest, json }) => ({ digest, body: json() }));
+    const freshFields = [...fields.values()].sort(byKey(({ key }) => key));
+    if (skipRows) return;
+    await db.transaction().execute(async (tx) => {
+      for (const chunk of inChunks(fresh)) await insertPayloads(tx, chunk);
+      for (const chunk of inChunks(freshFields)) await insertFields(tx, chunk);
+      for (const chunk of inChunks(writes.map((write) => write.row))) {
+        await insertEvents(tx, chunk);
+      }
     });
-    return id;
+    for (const digest of payloads.keys()) remember(knownPayloads, digest, true);
+    for (const key of fields.keys()) remember(knownFields, key, true);
+  });
+
+  function stages(
+    fields: ExternalAlertEventFields,
+    extras: RecordedEventExtras = {},
+  ): (stage: ExternalAlertEventFields['stage'], now: number) => Promise<string> {
+    const payload = extras.payload ?? eventPayload(JSON.stringify(fields.payload ?? null));
+    const shared = {
+      project: fields.project,
+      title: fields.title,
+      severity: fields.severity,
+      namespace: fields.namespace,
+      target_resource: fields.target_resource,
+      fingerprint: fields.fingerprint,
+      source_url: fields.source_url,
+      labels: JSON.stringify(fields.labels),
+      annotations: JSON.stringify(fields.annotations),
+    };
+    const sharedRow = { key: fieldsKey(shared), ...shared };
+    return async (stage, now) => {
+      const id = timeOrderedId();
+      await batch.add({
+        payload,
+        fields: sharedRow,
+        row: {
+          id,
+          stage,
+          provider: fields.provider,
+          issue_id: fields.issue_id,
+          fields_key: sharedRow.key,
+          payload_digest: payload.digest,
+          operator_id: extras.auth?.operatorId ?? null,
+          auth_method: extras.auth?.method ?? null,
+          approval_id: extras.approvalId ?? null,
+          created_at: now,
+        },
+      });
+      return id;
+    };
+  }
+
+  return {
+    record: (fields, now, extras = {}) => stages(fields, extras)(fields.stage, now),
+    stages,
+    close: () => batch.settled(),
   };
 }

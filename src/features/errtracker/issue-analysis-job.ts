@@ -3,7 +3,7 @@ import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { typedJob } from '../../support/typed-job.js';
 import type { CardSender } from '../cards/card-types.js';
-import { addFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
+import { addFollowUpJob } from '../outbox/outbox-relay.js';
 import { analyzeIssue } from './analyze-issue.js';
 import {
   type AnalyzeIssueJob,
@@ -24,8 +24,11 @@ type IssueAnalysisJobServices = Pick<
   | 'leases'
   | 'log'
   | 'metrics'
+  | 'oplog'
+  | 'outbox'
   | 'store'
   | 'tracker'
+  | 'trackerEvents'
 >;
 
 /** spec, step 7: an accepted issue's analysis runs as a durable background job. */
@@ -48,7 +51,7 @@ export async function relayIssueAnalysis(
   services: IssueAnalysisJobServices,
   job: AnalyzeIssueJob,
 ): Promise<void> {
-  await relayFollowUpJob(services, issueAnalysisJobId(job));
+  await services.outbox.relay(issueAnalysisJobId(job));
 }
 
 /** As many analyses at once as the analyzer admits (spec, Limits: 3). */

@@ -2,13 +2,7 @@ import { errors } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { canaryEventFields, externalEventFields, isCanary } from './canary.js';
 import { actionOf, buildErrorContext, describeIssue } from './error-context.js';
-import {
-  eventPayload,
-  rawEventPayload,
-  recordExternalEvent,
-  signedEventPayload,
-  stageRecorder,
-} from './external-event-records.js';
+import { eventPayload, rawEventPayload, signedEventPayload } from './external-event-records.js';
 import { addIssueAnalysis, relayIssueAnalysis } from './issue-analysis-job.js';
 import { authenticateCanary, verifyTrackerSignature } from './tracker-auth.js';
 
@@ -47,9 +41,12 @@ export async function handleTrackerDelivery(
     | 'log'
     | 'metrics'
     | 'once'
+    | 'oplog'
+    | 'outbox'
     | 'store'
     | 'stream'
     | 'tracker'
+    | 'trackerEvents'
   >,
   delivery: TrackerDelivery,
 ) {
@@ -69,7 +66,7 @@ export async function handleTrackerDelivery(
     try {
       const context = buildErrorContext(payload, issue);
       const fields = canaryEventFields(payload, context, auth);
-      const eventId = await recordExternalEvent(store.db, fields, now, { auth });
+      const eventId = await services.trackerEvents.record(fields, now, { auth });
       const conversationEventId = await stream.append(
         CONVERSATIONS_STREAM,
         {
@@ -114,9 +111,12 @@ export async function handleTrackerDelivery(
       : verdict.checked
         ? signedEventPayload(rawBody, verdict.bodyMac)
         : rawEventPayload(rawBody);
-  const recordStage = stageRecorder(store.db, externalEventFields(issue, 'received', payload), {
-    payload: stored,
-  });
+  const recordStage = services.trackerEvents.stages(
+    externalEventFields(issue, 'received', payload),
+    {
+      payload: stored,
+    },
+  );
   const deduplicated = {
     status: 'deduplicated',
     issue_id: issue.issue_id,

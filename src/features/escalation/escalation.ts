@@ -49,6 +49,9 @@ export function createEscalation(
     | 'log'
     | 'metrics'
     | 'operatorKeyFailures'
+    | 'oplog'
+    | 'followUps'
+    | 'outbox'
     | 'store'
   >,
   playbooks: readonly Playbook[],

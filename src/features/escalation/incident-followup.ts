@@ -6,8 +6,7 @@ import { typedJob } from '../../support/typed-job.js';
 import { riskForSeverity } from '../approvals/approval-domain.js';
 import type { CardSender } from '../cards/card-types.js';
 import { lookUpIncident } from '../incidents/incident-records.js';
-import { type FollowUpWriter, followUpWriter } from '../outbox/follow-up-writer.js';
-import { completeFollowUpJob } from '../outbox/outbox-relay.js';
+import type { FollowUpWriter } from '../outbox/follow-up-writer.js';
 import type { RepairDeps } from '../repair/repair-deps.js';
 import { createRepairEvaluator, type EvaluateRepair } from '../repair/repair-jobs.js';
 import { pushCardOnce } from './card-once.js';
@@ -24,6 +23,9 @@ type IncidentFollowupServices = Pick<
   | 'leases'
   | 'log'
   | 'metrics'
+  | 'oplog'
+  | 'followUps'
+  | 'outbox'
   | 'store'
 >;
 
@@ -81,7 +83,7 @@ export async function addIncidentFollowUps(
 export function createFollowUpRelay(
   services: IncidentFollowupServices,
 ): (jobId: string) => Promise<void> {
-  const followUps = followUpWriter(services);
+  const followUps = services.followUps;
   const relay = groupCommit<string>((jobIds) =>
     followUps.relay(jobIds.map((jobId) => ({ jobId, name: INCIDENT_FOLLOW_UP_JOB }))),
   );
@@ -157,7 +159,7 @@ export async function followNewIncidents(
       { cause: failures[0] },
     );
   }
-  await completeFollowUpJob(services, jobId);
+  await services.outbox.complete(jobId);
 }
 
 export function registerIncidentWorkers(

@@ -5,12 +5,7 @@ import { typedJob } from '../../support/typed-job.js';
 import { type IncidentMoveDeps, resolveIncident } from '../incidents/incident-moves.js';
 import type { AlertIntake, WatchdogBeats } from '../intake/alert-intake.js';
 import { workloadOf } from '../intake/fingerprint.js';
-import {
-  addFollowUpJobs,
-  completeFollowUpJob,
-  type OutboxDeps,
-  relayFollowUpJobs,
-} from '../outbox/outbox-relay.js';
+import { addFollowUpJobs } from '../outbox/outbox-relay.js';
 import {
   dueHeartbeats,
   expireHeartbeat,
@@ -92,7 +87,7 @@ export interface HeartbeatWatch extends WatchdogBeats {
  * compare-and-set); the next beat resolves it (`resolved_by` `heartbeat`).
  */
 export function createHeartbeatWatch(
-  services: OutboxDeps & Pick<Services, 'clock' | 'config'>,
+  services: Pick<Services, 'clock' | 'config' | 'jobs' | 'log' | 'outbox' | 'store'>,
   intake: AlertIntake,
   incidentMoves: IncidentMoveDeps,
 ): HeartbeatWatch {
@@ -117,7 +112,7 @@ export function createHeartbeatWatch(
       { requestedBy: 'heartbeat' },
     );
     await setHeartbeatIncident(store.db, payload.name, result.incident_id);
-    await completeFollowUpJob(services, missingJobId(payload));
+    await services.outbox.complete(missingJobId(payload));
   }
 
   const watch: HeartbeatWatch = {
@@ -161,7 +156,7 @@ export function createHeartbeatWatch(
           if (jobs.length > 0) await addFollowUpJobs(tx, jobs, now);
           return moved;
         });
-        await relayFollowUpJobs(services, expired.map(missingJobId));
+        await services.outbox.relayAll(expired.map(missingJobId));
         count += expired.length;
         if (rows.length < SWEEP_BATCH) break;
         await new Promise((resolve) => setImmediate(resolve));

@@ -8,7 +8,7 @@ import { addTimelineEntries } from './incident-timeline-records.js';
 /** The services this file's functions use. */
 type IncidentMovesServices = Pick<
   Services,
-  'clock' | 'config' | 'feed' | 'jobs' | 'log' | 'metrics' | 'store'
+  'clock' | 'config' | 'feed' | 'jobs' | 'log' | 'metrics' | 'followUps' | 'outbox' | 'store'
 >;
 
 /** Why a move changed nothing: the incident is not there, or is past that move already. */

@@ -5,7 +5,6 @@ import { createFollowUpRelay } from '../escalation/incident-followup.js';
 import { publishEvent } from '../events/feed-events.js';
 import { type IncidentMoveDeps, resolveIncident } from '../incidents/incident-moves.js';
 import { unresolvedIncidentOf } from '../incidents/incident-records.js';
-import { followUpWriter } from '../outbox/follow-up-writer.js';
 import type { Silences } from '../silences/silences.js';
 import { alertIdAt } from './alert-id.js';
 import type { AlertTypeRule } from './alert-type-rules.js';
@@ -13,7 +12,7 @@ import { resolveAlertType } from './alert-types.js';
 import { type ConvergeResult, createConverger, recordAlert, type TypedAlert } from './converge.js';
 import { createConvergedEvents } from './converged-events.js';
 import { approvalRequestOf } from './create-incidents.js';
-import { fingerprintAlert, workloadOf } from './fingerprint.js';
+import { createFingerprinter, workloadOf } from './fingerprint.js';
 import { type FlatAlert, incidentSeverity } from './normalize-alert.js';
 import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
 import { silenceLabels } from './silence-labels.js';
@@ -102,6 +101,9 @@ export function createAlertIntake(
     | 'leases'
     | 'log'
     | 'metrics'
+    | 'oplog'
+    | 'followUps'
+    | 'outbox'
     | 'store'
   >,
   rules: AlertTypeRule[],
@@ -110,9 +112,12 @@ export function createAlertIntake(
   const { silences, incidentMoves, escalation } = capabilities;
   let watchdog = capabilities.watchdog;
   const { store, clock, metrics } = services;
-  const convergeOrCreate = createConverger(store, followUpWriter(services));
+  const convergeOrCreate = createConverger(store, services.followUps, {
+    repeatsFromMemory: services.config.benchBound === 'converge-write',
+  });
   const relayFollowUp = createFollowUpRelay(services);
   const publishConverged = createConvergedEvents(services);
+  const fingerprintAlert = createFingerprinter();
 
   function typeAlert(alert: FlatAlert, origin: string, now: number): TypedAlert {
     const { alertType, source } = resolveAlertType(alert, rules);

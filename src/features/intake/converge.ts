@@ -13,6 +13,7 @@ import {
 import { addTimelineEntries } from '../incidents/incident-timeline-records.js';
 import { DEBOUNCE_WINDOW_MS } from '../incidents/incident-view.js';
 import type { FollowUpWriter } from '../outbox/follow-up-writer.js';
+import { answeringRepeatsFromMemory } from './converge-bound.js';
 import type { Arrival, ConvergeOptions, ConvergeResult, TypedAlert } from './converge-types.js';
 import { createIncidents } from './create-incidents.js';
 import { insertSignalOutcomes, signalOutcomesOf } from './signal-outcome-records.js';
@@ -34,14 +35,21 @@ export type ConvergeOrCreate = (
  * one per alert, each alert still gets its own hit count, and an alert that cannot be
  * written fails alone.
  */
-export function createConverger(store: Store, followUps: FollowUpWriter): ConvergeOrCreate {
-  const commit = groupCommit<Arrival, ConvergeResult>(async (arrivals) => {
+export function createConverger(
+  store: Store,
+  followUps: FollowUpWriter,
+  { repeatsFromMemory = false } = {},
+): ConvergeOrCreate {
+  const write = (arrivals: Arrival[]) => {
     const fingerprints = [...new Set(arrivals.map((arrival) => arrival.alert.fingerprint))].sort();
     return store.withLock(
       fingerprints.map((fingerprint) => `alert:${fingerprint}`),
       (tx) => convergeAll(tx, arrivals, followUps),
     );
-  });
+  };
+  const commit = groupCommit<Arrival, ConvergeResult>(
+    repeatsFromMemory ? answeringRepeatsFromMemory(write) : write,
+  );
   return (alert, options) => commit.add({ alert, options });
 }
 

@@ -6,17 +6,11 @@ import { createHash } from 'node:crypto';
  * (namespace `default`, workload from the target) are applied before this is called.
  */
 export function fingerprintAlert(namespace: string, workload: string, alertType: string): string {
-  const text = `${namespace}:${workload}:${alertType}`;
-  let fingerprint = recent.get(text);
-  if (fingerprint === undefined) {
-    fingerprint = createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
-    if (text.length <= REMEMBERED_TEXT_LIMIT) {
-      if (recent.size >= REMEMBERED_LIMIT) recent.delete(recent.keys().next().value as string);
-      recent.set(text, fingerprint);
-    }
-  }
-  return fingerprint;
+  return fingerprintOf(`${namespace}:${workload}:${alertType}`);
 }
+
+const fingerprintOf = (text: string) =>
+  createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 32);
 
 /**
  * A storm repeats a few fingerprints thousands of times a second, and a hash costs more
@@ -25,7 +19,23 @@ export function fingerprintAlert(namespace: string, workload: string, alertType:
  */
 const REMEMBERED_LIMIT = 4096;
 const REMEMBERED_TEXT_LIMIT = 256;
-const recent = new Map<string, string>();
+
+/** fingerprintAlert, remembering what it hashed last; the intake builds one for its life. */
+export function createFingerprinter(): typeof fingerprintAlert {
+  const recent = new Map<string, string>();
+  return (namespace, workload, alertType) => {
+    const text = `${namespace}:${workload}:${alertType}`;
+    let fingerprint = recent.get(text);
+    if (fingerprint === undefined) {
+      fingerprint = fingerprintOf(text);
+      if (text.length <= REMEMBERED_TEXT_LIMIT) {
+        if (recent.size >= REMEMBERED_LIMIT) recent.delete(recent.keys().next().value as string);
+        recent.set(text, fingerprint);
+      }
+    }
+    return fingerprint;
+  };
+}
 
 /**
  * Kubernetes generated name suffixes use only these characters (apimachinery's

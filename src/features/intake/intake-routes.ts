@@ -12,6 +12,7 @@ import {
   validateLater,
 } from './alert-delivery.js';
 import type { AlertIntake } from './alert-intake.js';
+import { createSignalAppend } from './signal-append.js';
 import {
   createSignalBacklog,
   SIGNALS_BACKLOG_LIMIT,
@@ -19,7 +20,6 @@ import {
 } from './signal-backlog.js';
 import {
   SIGNALS_STREAM,
-  SIGNALS_STREAM_MAX_LENGTH,
   SignalBody,
   SignalResponse,
   signalToStreamFields,
@@ -51,8 +51,9 @@ export async function intakeRoutes(
   });
   app.addHook('onRequest', refuseUnsignedEarly(services.config));
   app.addHook('preValidation', verifySignedWebhook(services));
-  const { stream, metrics, clock } = services;
+  const { clock } = services;
   const backlog = createSignalBacklog(services);
+  const signals = createSignalAppend(services, backlog);
   /** A stream that is down or hung is a 503 to retry (CONTRACT, Under races, crashes and abuse). */
   const signalFailure = (error: unknown) => {
     if (error instanceof DependencyUnavailableError) {
@@ -103,13 +104,12 @@ export async function intakeRoutes(
       }
       try {
         const fields = signalToStreamFields(signal, new Date(clock.now()));
-        messageId = await stream.append(SIGNALS_STREAM, fields, SIGNALS_STREAM_MAX_LENGTH);
+        messageId = await signals.append(fields);
       } catch (error) {
         request.log.error({ err: error }, 'signal not written to the stream');
         throw signalFailure(error);
       }
-      backlog.noteAccepted();
-      metrics.signalsProduced.labels(signal.severity ?? 'warning').inc();
+      signals.produced(signal.severity ?? 'warning');
       return { success: true, message_id: messageId, stream: SIGNALS_STREAM };
     },
   );

@@ -17,7 +17,7 @@ export const FINDING_STATUS_RANK: Record<FindingStatus, number> = {
 
 // Managers whose frozen install rejects a lock with stale entries (verified with pnpm 9
 // `--frozen-lockfile` and Yarn 4 `--immutable`); `npm ci` and Yarn 1 `--frozen-lockfile` accept it.
-const STRICT_ABOUT_EXTRAS = new Set(['pnpm', 'yarn-berry']);
+const STRICT_ABOUT_EXTRAS: ReadonlySet<string> = new Set(['pnpm', 'yarn-berry']);
 
 interface DriftLike {
   workspace_id: string | null;

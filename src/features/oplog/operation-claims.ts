@@ -1,5 +1,4 @@
 import type { Store } from '../../ports/store.js';
-import { groupCommit } from '../../support/group-commit.js';
 import type { OperationType, TimedEntry } from './operation-entry.js';
 import {
   appendAllInTx,
@@ -19,49 +18,39 @@ export interface ClaimedEntries {
   entries: readonly TimedEntry[];
 }
 
-type Claim = (claim: ClaimedEntries) => Promise<boolean>;
-const claimers = new WeakMap<Store, Claim>();
-
 /**
- * Appends `claim.entries` unless an entry of `claim.type` about the approval exists; true when
- * appended. Check and append share one transaction under the log's lock, so no crash leaves
- * one without the other and no two callers both append. Claims arriving together (a storm's
- * evaluations side by side) share that transaction: one lock, one read per type (the first
- * type's with the chain's end), one insert, rather than the lock held once per approval while
- * every other replica waits for it.
+ * Appends each claim's entries unless an entry of its type about its approval exists, in one
+ * transaction under the log's lock; says of each claim whether it was appended. Check and
+ * append share that transaction, so no crash leaves one without the other and no two callers
+ * both append. Claims arriving together (a storm's evaluations side by side) are written by
+ * one call (operation-log-writer.ts): one lock, one read per type (the first type's with the
+ * chain's end), one insert, rather than the lock held once per approval while every other
+ * replica waits for it.
  */
-export function appendOncePerApproval(store: Store, claim: ClaimedEntries): Promise<boolean> {
-  let append = claimers.get(store);
-  if (!append) {
-    const batch = groupCommit<ClaimedEntries, boolean>((claims) =>
-      withOperationLogLock(store, async (tx) => {
-        const approvalsOf = (type: OperationType) => [
-          ...new Set(claims.filter((each) => each.type === type).map((each) => each.approvalId)),
-        ];
-        // A batch holds at least one claim, so it has a first type.
-        const [firstType, ...otherTypes] = [...new Set(claims.map((each) => each.type))] as [
-          OperationType,
-          ...OperationType[],
-        ];
-        const first = await claimsAndChainEnd(tx, firstType, approvalsOf(firstType));
-        const taken = new Map([[firstType, first.claimed]]);
-        for (const type of otherTypes) {
-          taken.set(type, await recordedValues(tx, type, 'approval_id', approvalsOf(type)));
-        }
-        const appended: TimedEntry[] = [];
-        const outcomes = claims.map((each) => {
-          const approvals = taken.get(each.type)!;
-          if (approvals.has(each.approvalId)) return false;
-          approvals.add(each.approvalId);
-          appended.push(...each.entries);
-          return true;
-        });
-        await appendAllInTx(tx, appended, first.chainEnd);
-        return outcomes;
-      }),
-    );
-    append = (item) => batch.add(item);
-    claimers.set(store, append);
-  }
-  return append(claim);
+export function appendClaims(store: Store, claims: readonly ClaimedEntries[]): Promise<boolean[]> {
+  return withOperationLogLock(store, async (tx) => {
+    const approvalsOf = (type: OperationType) => [
+      ...new Set(claims.filter((each) => each.type === type).map((each) => each.approvalId)),
+    ];
+    // A batch holds at least one claim, so it has a first type.
+    const [firstType, ...otherTypes] = [...new Set(claims.map((each) => each.type))] as [
+      OperationType,
+      ...OperationType[],
+    ];
+    const first = await claimsAndChainEnd(tx, firstType, approvalsOf(firstType));
+    const taken = new Map([[firstType, first.claimed]]);
+    for (const type of otherTypes) {
+      taken.set(type, await recordedValues(tx, type, 'approval_id', approvalsOf(type)));
+    }
+    const appended: TimedEntry[] = [];
+    const outcomes = claims.map((each) => {
+      const approvals = taken.get(each.type)!;
+      if (approvals.has(each.approvalId)) return false;
+      approvals.add(each.approvalId);
+      appended.push(...each.entries);
+      return true;
+    });
+    await appendAllInTx(tx, appended, first.chainEnd);
+    return outcomes;
+  });
 }

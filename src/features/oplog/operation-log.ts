@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Store, Tx } from '../../ports/store.js';
 import { builtOnce, insertBuiltOnce } from '../../support/built-once.js';
-import { groupCommit } from '../../support/group-commit.js';
 import { inChunks } from '../../support/in-chunks.js';
 import { listNewestFirst, type Page } from '../../support/newest-first.js';
 import {
@@ -9,7 +8,6 @@ import {
   chainBreak,
   chainedRows,
   GENESIS_HASH,
-  type OperationEntry,
   type OperationType,
   operationView,
   realSuccessesIn,
@@ -84,25 +82,6 @@ const insertOperationRows = insertBuiltOnce('operation_log', [
  */
 export function withOperationLogLock<T>(store: Store, work: (tx: Tx) => Promise<T>): Promise<T> {
   return store.withLock('operation_log', work);
-}
-
-type Append = (item: TimedEntry) => Promise<string>;
-const appenders = new WeakMap<Store, Append>();
-
-/**
- * Appends one entry; appends are serialized so the chain has one line, and entries arriving
- * together share one transaction (one lock, one commit). Returns its id.
- */
-export function appendOperation(store: Store, entry: OperationEntry, now: number): Promise<string> {
-  let append = appenders.get(store);
-  if (!append) {
-    const batch = groupCommit<TimedEntry, string>((items) =>
-      withOperationLogLock(store, (tx) => appendAllInTx(tx, items)),
-    );
-    append = (item) => batch.add(item);
-    appenders.set(store, append);
-  }
-  return append({ entry, now });
 }
 
 /** Walks the whole chain in order, in pages, recomputing every hash. */

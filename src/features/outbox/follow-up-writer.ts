@@ -1,6 +1,7 @@
+import type { JobQueue } from '../../ports/jobs.js';
 import type { Tx } from '../../ports/store.js';
+import type { Outbox } from './outbox.js';
 import { insertOutboxJobs, type OutboxJob } from './outbox-records.js';
-import { type OutboxDeps, relayFollowUpJobs } from './outbox-relay.js';
 
 /**
  * How a feature commits the jobs its records owe, chosen once per service by its queue. In
@@ -23,32 +24,41 @@ export interface FollowUpWriter {
  */
 const DIRECT_ATTEMPTS = 20;
 
-const writers = new WeakMap<OutboxDeps, FollowUpWriter>();
-
-export function followUpWriter(services: OutboxDeps): FollowUpWriter {
-  let writer = writers.get(services);
-  if (writer) return writer;
-  const { jobs } = services;
-  writer =
-    jobs.enqueueInTransaction && jobs.wake
-      ? {
-          add: async (tx, list) => {
-            const direct = list.map(({ name, payload, jobId }) => ({
-              name,
-              payload,
-              jobId,
-              attempts: DIRECT_ATTEMPTS,
-            }));
-            await jobs.enqueueInTransaction?.(tx, direct);
-          },
-          relay: async (list) => jobs.wake?.(list.map((job) => job.name)),
-        }
-      : {
-          add: (tx, list, now) => insertOutboxJobs(tx, list, now),
-          relay: async (list) => {
-            await relayFollowUpJobs(services, [...new Set(list.map((job) => job.jobId))]);
-          },
-        };
-  writers.set(services, writer);
-  return writer;
+/** The follow-up writer for `jobs`, relaying through `outbox` when the queue takes no transaction. */
+export function createFollowUpWriter({
+  jobs,
+  outbox,
+}: {
+  jobs: JobQueue;
+  outbox: Pick<Outbox, 'relayAll'>;
+}): FollowUpWriter {
+  if (jobs.enqueueInTransaction && jobs.wake) {
+    return {
+      add: async (tx, list) => {
+        const direct = list.map(({ name, payload, jobId }) => ({
+          name,
+          payload,
+          jobId,
+          attempts: DIRECT_ATTEMPTS,
+        }));
+        await jobs.enqueueInTransaction?.(tx, direct);
+      },
+      relay: async (list) => jobs.wake?.(list.map((job) => job.name)),
+    };
+  }
+  return {
+    add: (tx, list, now) => insertOutboxJobs(tx, list, now),
+    relay: async (list) => {
+      await outbox.relayAll([...new Set(list.map((job) => job.jobId))]);
+    },
+  };
 }
+
+/**
+ * BENCH_BOUND=follow-up only (bench/README.md, Upper bounds): no follow-up job is written or
+ * relayed, so the bench can price what a new incident's follow-up costs.
+ */
+export const FOLLOW_UPS_SKIPPED: FollowUpWriter = {
+  add: async () => {},
+  relay: async () => {},
+};

@@ -1,13 +1,12 @@
-import { JobQueueClosedError } from '../../ports/jobs.js';
-import type { Db, Tx } from '../../ports/store.js';
-import type { Services } from '../../services.js';
-import { groupCommit } from '../../support/group-commit.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Metrics } from '../../observability/metrics.js';
+import { type JobQueue, JobQueueClosedError } from '../../ports/jobs.js';
+import type { Store, Tx } from '../../ports/store.js';
 import {
   claimOutboxRows,
   deleteCompletedBefore,
   dueOutboxJobIds,
   insertOutboxJobs,
-  markOutboxCompleted,
   markOutboxGivenUp,
   markOutboxRelayed,
   noteOutboxFailure,
@@ -19,9 +18,9 @@ import {
  * Transactional follow-up. A feature that commits a record and owes it a background job
  * (an incident its card and repair evaluation, an approval its evaluation) writes the job
  * here in the record's own transaction (`addFollowUpJob`), then relays it once committed
- * (`relayFollowUpJob`); the job reports its work done (`completeFollowUpJob`). When the
- * process dies between commit and relay, or the queue refuses the job, the background relay
- * (`startOutboxRelay`) hands it over later; when the queue loses it (Redis restarted without
+ * (`Outbox.relay`); the job reports its work done (`Outbox.complete`). When the process dies
+ * between commit and relay, or the queue refuses the job, the background relay
+ * (`Outbox.startRelay`) hands it over later; when the queue loses it (Redis restarted without
  * persistence) or it runs out of attempts (a long outage), it is offered again RECHECK_MS
  * after its first relay (then later each time), until it completes or was relayed
  * MAX_OFFERS times, which is logged, counted (`jobs_given_up_total`, by `outbox`) and kept. It
@@ -55,18 +54,22 @@ const JOB_ATTEMPTS = 8;
 const RELAY_EVERY_MS = 1_000;
 const IDLE_RELAY_EVERY_MS = 5_000;
 const BUSY_FOR_MS = 60_000;
-/** When the queue last refused a job, per store: the relay keeps its quick pace after that. */
-const lastRefusal = new WeakMap<object, number>();
-/** Per store, the running relay's way to take its quick pace at once after a refusal. */
-const hurryRelay = new WeakMap<object, () => void>();
 const RELAY_BATCH = 500;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const KEEP_COMPLETED_MS = 24 * 60 * 60 * 1000;
 
 export type { OutboxJob };
 
-/** What relaying uses: the outbox rows, the queue they go to, and what it says of them. */
-export type OutboxDeps = Pick<Services, 'store' | 'jobs' | 'log' | 'metrics'>;
+/**
+ * What relaying uses: the outbox rows, the queue they go to, and what it says of them; the
+ * ports themselves, since the services name the Outbox this builds.
+ */
+export interface OutboxDeps {
+  store: Store;
+  jobs: JobQueue;
+  log: FastifyBaseLogger;
+  metrics: Metrics;
+}
 
 /** Writes `job` in the transaction of the record it follows; relay it after the commit. */
 export function addFollowUpJob(tx: Tx, job: OutboxJob, now: number): Promise<void> {
@@ -76,14 +79,6 @@ export function addFollowUpJob(tx: Tx, job: OutboxJob, now: number): Promise<voi
 /** Writes several jobs in one statement, in the transaction of the records they follow. */
 export function addFollowUpJobs(tx: Tx, jobs: readonly OutboxJob[], now: number): Promise<void> {
   return insertOutboxJobs(tx, jobs, now);
-}
-
-/**
- * Hands one committed job to the queue. Never throws: a job not relayed now stays in the
- * outbox with its error, and the background relay tries again. True when this call relayed it.
- */
-export async function relayFollowUpJob(services: OutboxDeps, jobId: string): Promise<boolean> {
-  return (await relayFollowUpJobs(services, [jobId])) === 1;
 }
 
 function payloadOf(text: string): Record<string, unknown> | undefined {
@@ -97,14 +92,11 @@ function payloadOf(text: string): Record<string, unknown> | undefined {
   }
 }
 
-/**
- * Hands committed jobs to the queue together: one claim and one mark for the lot (an alert
- * storm commits hundreds per batch), the enqueues side by side. Never throws, like
- * relayFollowUpJob; returns how many this call relayed.
- */
-export async function relayFollowUpJobs(
+/** Outbox.relayAll (outbox.ts): `onRefused` hears of each job the queue refused. */
+export async function relayJobs(
   services: OutboxDeps,
   jobIds: readonly string[],
+  onRefused: () => void,
 ): Promise<number> {
   const { store, log } = services;
   try {
@@ -146,8 +138,7 @@ export async function relayFollowUpJobs(
       }
       const error = outcome.reason;
       const message = error instanceof Error ? error.message : String(error);
-      lastRefusal.set(store, Date.now());
-      hurryRelay.get(store)?.();
+      onRefused();
       await noteOutboxFailure(store.db, row.job_id, Date.now() + RETRY_MS, message);
       // Shutting down with follow-ups still running is normal: the row waits for a relay.
       if (error instanceof JobQueueClosedError)
@@ -175,40 +166,16 @@ export async function relayFollowUpJobs(
   }
 }
 
-/** Completions of one database, recorded together: jobs of a storm end side by side. */
-const completionsOf = new WeakMap<Db, (jobId: string) => Promise<void>>();
-
-/**
- * Called by the job when its work is done, as its last step: the row is not offered again.
- * It throws when the database fails, so the job fails and the queue runs it again within
- * seconds (every follow-up job is idempotent); swallowing it would leave the row to wait for
- * its recheck, minutes away.
- */
-export function completeFollowUpJob(
-  services: Pick<Services, 'store'>,
-  jobId: string,
-): Promise<void> {
-  const db = services.store.db;
-  let complete = completionsOf.get(db);
-  if (!complete) {
-    const completions = groupCommit<string>((jobIds) =>
-      markOutboxCompleted(db, [...new Set(jobIds)], Date.now()),
-    );
-    complete = (id) => completions.add(id);
-    completionsOf.set(db, complete);
-  }
-  return complete(jobId);
-}
-
 export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
-/**
- * Relays rows left behind by a crash or a queue outage, every second, on every replica; the
- * row lease keeps two relayers from enqueueing one row at once. Start after the job queue.
- */
-export function startOutboxRelay(services: OutboxDeps): OutboxRelay {
+/** Outbox.startRelay (outbox.ts), and its way to take the quick pace at once. */
+export function startOutboxRelay(
+  services: OutboxDeps,
+  relayAll: (jobIds: readonly string[]) => Promise<number>,
+  lastRefusal: () => number,
+): OutboxRelay & { hurry(): void } {
   const { store, log } = services;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -236,7 +203,7 @@ export function startOutboxRelay(services: OutboxDeps): OutboxRelay {
         due = await dueOutboxJobIds(store.db, Date.now(), RELAY_BATCH);
         if (stopped) return;
         if (due.length > 0) lastFoundDue = Date.now();
-        relayed = await relayFollowUpJobs(services, due);
+        relayed = await relayAll(due);
       } while (due.length === RELAY_BATCH && relayed > 0);
       if (Date.now() - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = Date.now();
@@ -250,7 +217,7 @@ export function startOutboxRelay(services: OutboxDeps): OutboxRelay {
   let idling = false;
   function schedule(): void {
     if (stopped) return;
-    const busySince = Math.max(lastFoundDue, lastRefusal.get(store) ?? 0);
+    const busySince = Math.max(lastFoundDue, lastRefusal());
     const busy = queueReconnected || Date.now() - busySince < BUSY_FOR_MS;
     idling = !busy;
     timer = setTimeout(
@@ -269,14 +236,13 @@ export function startOutboxRelay(services: OutboxDeps): OutboxRelay {
       pass = relayDue().finally(schedule);
     }, RELAY_EVERY_MS);
   };
-  hurryRelay.set(store, hurry);
 
   pass = relayDue().finally(schedule);
   return {
+    hurry,
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      if (hurryRelay.get(store) === hurry) hurryRelay.delete(store);
       await pass;
     },
   };

@@ -22,8 +22,11 @@ const EXPERTS = ['stability', 'security', 'cost', 'performance'] as const;
 /** An actor counts as active when it acted this recently. */
 export const ACTIVE_WINDOW_MS = 5 * 60 * 1000;
 export const TRACE_LENGTH = 20;
-const EXECUTOR_TYPES = new Set(['AUTO_REPAIR_TRIGGERED', 'EXECUTION_COMPLETED']);
-const CHAT_TYPES = new Set(['CHAT_SENT', 'CHAT_RESULT_SENT']);
+const EXECUTOR_TYPES: ReadonlySet<string> = new Set([
+  'AUTO_REPAIR_TRIGGERED',
+  'EXECUTION_COMPLETED',
+]);
+const CHAT_TYPES: ReadonlySet<string> = new Set(['CHAT_SENT', 'CHAT_RESULT_SENT']);
 
 export interface TraceEvent {
   seq: number;
@@ -53,7 +56,7 @@ export function buildScene(input: {
 }) {
   const recent = (at: number | null | undefined) =>
     at != null && input.now - at <= ACTIVE_WINDOW_MS;
-  const lastOf = (types: Set<string>) => input.trace.find((event) => types.has(event.type));
+  const lastOf = (types: ReadonlySet<string>) => input.trace.find((event) => types.has(event.type));
   const executor = lastOf(EXECUTOR_TYPES);
   const chat = lastOf(CHAT_TYPES);
   const actors = [

@@ -8,7 +8,7 @@ export const MARKETDATA_PREFLIGHT = 'marketdata-public-api-controlled-recovery-p
 export const REGISTRY_PREFLIGHT = 'imgstore-registry-controlled-recovery-preflight';
 /** Bounded: a preflight never proposes more than this many actions at once. */
 export const MAX_ACTION_CANDIDATES = 3;
-const AUTOMATIC_RISKS = new Set(['low', 'medium']);
+const AUTOMATIC_RISKS: ReadonlySet<string> = new Set(['low', 'medium']);
 
 function overall(results: readonly ProbeResult[]): string {
   if (results.length === 0) return 'no_probes';

@@ -10,7 +10,7 @@ import { appendReceiptsOnce, readReceipts, type StoredReceipt, shortHash } from 
  */
 export const EXECUTOR_READBACK = 'agent-log-controlled-writeback-executor-readback';
 export const CONSUMER_READBACK = 'agent-log-controlled-writeback-consumer-readback';
-const DISPATCHABLE = new Set(['ready', 'ready_for_dispatch']);
+const DISPATCHABLE: ReadonlySet<string> = new Set(['ready', 'ready_for_dispatch']);
 const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 interface WritebackItem {

@@ -21,7 +21,7 @@ export const ALERT_TYPE_FAMILIES: Readonly<Record<string, readonly AlertType[]>>
   certificates: ['certificate_expiry'],
 };
 
-const FAMILY_OF = new Map<string, string>(
+const FAMILY_OF: ReadonlyMap<string, string> = new Map<string, string>(
   Object.entries(ALERT_TYPE_FAMILIES).flatMap(([family, types]) =>
     types.map((type) => [type, family] as const),
   ),

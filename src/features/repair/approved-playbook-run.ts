@@ -3,7 +3,7 @@ import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { typedJob } from '../../support/typed-job.js';
 import type { ApprovedExecution } from '../approvals/decide-approval.js';
-import { addFollowUpJob, completeFollowUpJob, relayFollowUpJob } from '../outbox/outbox-relay.js';
+import { addFollowUpJob } from '../outbox/outbox-relay.js';
 import { matchPlaybook } from './playbooks.js';
 import { loadRepairCase } from './repair-case.js';
 import type { RepairDeps } from './repair-deps.js';
@@ -13,7 +13,7 @@ import { runToEnd } from './run-to-end.js';
 /** The services this file's functions use. */
 type ApprovedExecutionServices = Pick<
   Services,
-  'clock' | 'config' | 'jobs' | 'log' | 'metrics' | 'store'
+  'clock' | 'config' | 'jobs' | 'log' | 'metrics' | 'oplog' | 'outbox' | 'store'
 >;
 
 /** Payload `{approval_id, actor, channel}`; the name is older than this module and kept for queued jobs. */
@@ -97,7 +97,7 @@ export async function relayApprovedExecution(
   services: ApprovedExecutionServices,
   approvalId: string,
 ) {
-  await relayFollowUpJob(services, executionJobId(approvalId));
+  await services.outbox.relay(executionJobId(approvalId));
 }
 
 export function registerExecutionWorker(
@@ -114,7 +114,7 @@ export function registerExecutionWorker(
         payload.actor,
         payload.channel,
       );
-      await completeFollowUpJob(services, executionJobId(payload.approval_id));
+      await services.outbox.complete(executionJobId(payload.approval_id));
     }),
     EXECUTION_CONCURRENCY,
   );

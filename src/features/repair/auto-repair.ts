@@ -1,6 +1,5 @@
 import type { Services } from '../../services.js';
 import type { IncidentRow } from '../incidents/incident-records.js';
-import { appendOncePerApproval } from '../oplog/operation-claims.js';
 import type { TimedEntry } from '../oplog/operation-entry.js';
 import { lookUpRealSuccesses } from '../oplog/playbook-run-counts.js';
 import { matchPlaybook } from './playbooks.js';
@@ -11,7 +10,7 @@ import { executionEntry, playSteps } from './run-playbook.js';
 import { runToEnd } from './run-to-end.js';
 
 /** The services this file's functions use. */
-type AutoRepairServices = Pick<Services, 'clock' | 'config' | 'log' | 'store'>;
+type AutoRepairServices = Pick<Services, 'clock' | 'config' | 'log' | 'oplog' | 'store'>;
 
 /** CONTRACT, Auto-repair: automatic moves are made "with actor `auto-repair`". */
 export const AUTO_REPAIR_ACTOR = 'auto-repair';
@@ -79,7 +78,7 @@ export async function evaluateAutoRepair(
     const entry = executionEntry(deps.executor, dryRun, repair.target, AUTO_REPAIR_ACTOR, steps);
     entries.push({ entry, now: clock.now() });
   }
-  const claimed = await appendOncePerApproval(store, {
+  const claimed = await services.oplog.appendOncePerApproval({
     approvalId,
     type: 'AUTO_REPAIR_TRIGGERED',
     entries,

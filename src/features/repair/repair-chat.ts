@@ -1,5 +1,4 @@
 import type { Services } from '../../services.js';
-import { appendOperation } from '../oplog/operation-log.js';
 import type { NotifyResult } from './repair-deps.js';
 
 /**
@@ -16,7 +15,7 @@ const QUIET_AFTER_FLOOD_MS = 60_000;
  * was held back because the chat was flooded.
  */
 export function notifyResultInChat(
-  services: Pick<Services, 'chat' | 'store' | 'clock'>,
+  services: Pick<Services, 'chat' | 'oplog' | 'clock'>,
 ): NotifyResult {
   return async (message) => {
     if (!services.chat.configured) return;
@@ -31,8 +30,7 @@ export function notifyResultInChat(
         error = thrown instanceof Error ? thrown.message : String(thrown);
       }
     }
-    await appendOperation(
-      services.store,
+    await services.oplog.append(
       {
         type: 'CHAT_RESULT_SENT',
         incidentId: message.incident_id,

@@ -7,13 +7,7 @@ import type { ApprovalStatus } from '../approvals/approval-domain.js';
 import { moveApproval } from '../approvals/approval-moves.js';
 import { publishEvent } from '../events/feed-events.js';
 import type { IncidentRow } from '../incidents/incident-records.js';
-import {
-  addFollowUpJob,
-  addFollowUpJobs,
-  completeFollowUpJob,
-  relayFollowUpJob,
-  relayFollowUpJobs,
-} from '../outbox/outbox-relay.js';
+import { addFollowUpJob, addFollowUpJobs } from '../outbox/outbox-relay.js';
 import { evaluateAutoRepair } from './auto-repair.js';
 import type { Playbook } from './playbooks.js';
 import { notifyResultInChat } from './repair-chat.js';
@@ -31,6 +25,8 @@ type RepairJobsServices = Pick<
   | 'leases'
   | 'log'
   | 'metrics'
+  | 'oplog'
+  | 'outbox'
   | 'store'
 >;
 
@@ -69,7 +65,7 @@ export function registerRepairWorkers(services: RepairJobsServices, deps: Repair
     EVALUATE_REPAIR_JOB,
     typedJob(EVALUATE_REPAIR_JOB, EvaluationPayload, services.log, async (payload) => {
       await evaluateAutoRepair(services, deps, payload.approval_id);
-      await completeFollowUpJob(services, evaluationJobId(payload.approval_id));
+      await services.outbox.complete(evaluationJobId(payload.approval_id));
     }),
     REPAIR_JOB_CONCURRENCY,
   );
@@ -142,12 +138,12 @@ export function createRepairEvaluator(
         clock.now(),
       ),
     );
-    await relayFollowUpJobs(services, distinct.map(evaluationJobId));
+    await services.outbox.relayAll(distinct.map(evaluationJobId));
   });
   return (approvalId) => scheduled.add(approvalId);
 }
 
 /** After the approval's commit: never throws; the background relay retries a refused one. */
 export async function relayRepairEvaluation(services: RepairJobsServices, approvalId: string) {
-  await relayFollowUpJob(services, evaluationJobId(approvalId));
+  await services.outbox.relay(evaluationJobId(approvalId));
 }

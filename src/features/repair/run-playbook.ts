@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../../ports/clock.js';
 import type { Executor, PlaybookStep, StepResult } from '../../ports/executor.js';
-import type { Store } from '../../ports/store.js';
-import { appendOperation, type OperationEntry } from '../oplog/operation-log.js';
+import type { OperationEntry } from '../oplog/operation-log.js';
+import type { OperationLog } from '../oplog/operation-log-writer.js';
 import type { Placeholder, Playbook } from './playbooks.js';
 
 /** Where a playbook runs, and which records its run belongs to. */
@@ -25,7 +25,7 @@ export interface RepairResult {
 }
 
 export interface RunPlaybookDeps {
-  store: Store;
+  oplog: Pick<OperationLog, 'append'>;
   clock: Clock;
   executor: Executor;
   /** KUBECTL_CONTEXT, for steps that name `{context}`. */
@@ -161,14 +161,13 @@ export function executionEntry(
 
 /** Appends the EXECUTION_COMPLETED entry of one run. */
 export async function recordExecution(
-  deps: Pick<RunPlaybookDeps, 'store' | 'clock' | 'executor'>,
+  deps: Pick<RunPlaybookDeps, 'oplog' | 'clock' | 'executor'>,
   result: RepairResult,
   target: RepairTarget,
   actor: string,
   totalSteps: number,
 ): Promise<void> {
-  await appendOperation(
-    deps.store,
+  await deps.oplog.append(
     executionEntry(deps.executor, result, target, actor, totalSteps),
     deps.clock.now(),
   );

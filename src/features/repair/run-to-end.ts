@@ -7,7 +7,7 @@ import { repairResultText } from './repair-result-text.js';
 import { type RepairResult, recordExecution, runPlaybook } from './run-playbook.js';
 
 /** The services this file's functions use. */
-type RunToEndServices = Pick<Services, 'clock' | 'config' | 'log' | 'store'>;
+type RunToEndServices = Pick<Services, 'clock' | 'config' | 'log' | 'oplog' | 'store'>;
 
 /**
  * The end every repair run shares, automatic or approved: the playbook run (or the refusal
@@ -28,7 +28,7 @@ export async function runToEnd(
     ran?: RepairResult;
   },
 ): Promise<RepairResult> {
-  const run = { store: services.store, clock: services.clock, executor: deps.executor };
+  const run = { oplog: services.oplog, clock: services.clock, executor: deps.executor };
   // A run given in `ran` was recorded with its claim already.
   let result: RepairResult | undefined = options.ran;
   try {
