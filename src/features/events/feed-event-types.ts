@@ -117,7 +117,7 @@ export type FeedEvent = {
 export const FEED_EVENT_NAMES = Object.keys(FEED_EVENT_DATA) as FeedEventName[];
 
 /** Each event's JSON Schema, `type` and `at` included: what the tests check each frame against. */
-export const FEED_EVENT_SCHEMAS = new Map(
+export const FEED_EVENT_SCHEMAS: ReadonlyMap<FeedEventName, TSchema> = new Map(
   FEED_EVENT_NAMES.map((name) => [
     name,
     Type.Object(
