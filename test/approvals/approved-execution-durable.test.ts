@@ -1,6 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXECUTE_APPROVAL_JOB } from '../../src/features/repair/approved-playbook-run.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
+import { queueOutage } from '../helpers/follow-up-jobs.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const KEY = 'alice-key-0123456789';
@@ -16,7 +17,6 @@ describe.each(backends())('an approval decided while the queue is down, on %s', 
       backend,
       env: { SIGNAL_CONSUMER: 'false', OPERATOR_KEYS: `alice:${KEY}` },
     });
-    const { jobs } = app.services;
     const created = (
       await postSigned(app, '/api/v1/webhooks/alerts', {
         alert_name: 'KubePodCrashLooping',
@@ -25,12 +25,8 @@ describe.each(backends())('an approval decided while the queue is down, on %s', 
         target_resource: 'checkout-1',
       })
     ).json();
-    const enqueue = jobs.enqueue.bind(jobs);
-    // The one stand-in: the real queue, refusing only the execution.
-    const refused = vi.spyOn(jobs, 'enqueue').mockImplementation(async (name, ...rest) => {
-      if (name === EXECUTE_APPROVAL_JOB) throw new Error('queue unavailable (test)');
-      return enqueue(name, ...rest);
-    });
+    // The one stand-in: the real queue, refusing (or holding back) only the execution.
+    const outage = queueOutage(app, EXECUTE_APPROVAL_JOB.name);
     const decided = await app.inject({
       method: 'POST',
       url: `/api/v1/approvals/${created.approval_id}/decision`,
@@ -38,12 +34,12 @@ describe.each(backends())('an approval decided while the queue is down, on %s', 
       payload: { decision: 'approve' },
     });
     expect(decided.json()).toMatchObject({ status: 'approved', execution_triggered: true });
-    expect(refused.mock.calls.some(([name]) => name === EXECUTE_APPROVAL_JOB)).toBe(true);
+    expect(await outage.struck()).toBe(true);
     const status = async () =>
       (await app.inject(`/api/v1/approvals/${created.approval_id}`)).json().status as string;
     expect(await status()).toBe('approved');
 
-    refused.mockRestore();
+    await outage.end();
     const final = await waitFor(
       async () => {
         const now = await status();

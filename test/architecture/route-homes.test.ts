@@ -25,7 +25,7 @@ interface RouteCall {
 }
 
 /** Each route call in `text` whose first argument is a literal path, string or template. */
-export function routeCallsIn(file: string, text: string): RouteCall[] {
+function routeCallsIn(file: string, text: string): RouteCall[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const calls: RouteCall[] = [];
   const visit = (node: ts.Node) => {
@@ -92,6 +92,7 @@ describe('each concern registers its routes from its own folder', () => {
   it('finds a route registered from another folder, and one whose path is not a literal', () => {
     const elsewhere = routeCallsIn(
       'src/features/escalation/x.ts',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source text to scan, not a template
       "app.post(`/incidents/:id/${action}`, {}, h); typed.get('/approvals', h); app.get(path, h);",
     );
     expect(registrationsOf('/incidents/{id}/resolve', elsewhere)).toEqual([

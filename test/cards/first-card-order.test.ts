@@ -26,7 +26,7 @@ async function openWithHeldFollowUp(app: FastifyInstance, body: Record<string, u
   const { jobs } = app.services;
   const enqueue = jobs.enqueue.bind(jobs);
   vi.spyOn(jobs, 'enqueue').mockImplementation(async (name, ...rest) => {
-    if (name === INCIDENT_FOLLOW_UP_JOB) throw new Error('queue unavailable (test)');
+    if (name === INCIDENT_FOLLOW_UP_JOB.name) throw new Error('queue unavailable (test)');
     return enqueue(name, ...rest);
   });
   const held = holdJobsInTransaction(app);
@@ -36,7 +36,7 @@ async function openWithHeldFollowUp(app: FastifyInstance, body: Record<string, u
     approvalId: created.approval_id as string,
     async release() {
       vi.restoreAllMocks();
-      await held.release(app, jobId, INCIDENT_FOLLOW_UP_JOB);
+      await held.release(app, jobId, INCIDENT_FOLLOW_UP_JOB.name);
       await waitFor(async () => ((await followUpCompleted(app, jobId)) ? true : undefined), {
         what: 'the follow-up run after the outage',
         timeoutMs: 15_000,

@@ -1,13 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ANALYZE_ISSUE_JOB } from '../../src/features/errtracker/issue-analysis-job.js';
 import { backends, buildTestApp } from '../helpers/build-app.js';
+import { followUpJobs, queueOutage } from '../helpers/follow-up-jobs.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { deliver, issueAlert } from './tracker-delivery.js';
 
 const env = { SIGNAL_CONSUMER: 'false' };
 
 /**
- * An accepted tracker delivery commits its analysis job (the outbox) before it is answered:
+ * An accepted tracker delivery commits its analysis job before it is answered:
  * a queue outage delays the analysis, a database failure gives the dedup window back, and a
  * job that runs twice makes one approval.
  */
@@ -21,16 +22,14 @@ describe.each(backends())('the analysis of an accepted tracker issue on %s', (ba
 
   it('runs once the queue that refused it is back', async () => {
     const { app } = await buildTestApp({ backend, env });
-    const refused = vi
-      .spyOn(app.services.jobs, 'enqueue')
-      .mockRejectedValue(new Error('queue unavailable (test)'));
+    const outage = queueOutage(app, ANALYZE_ISSUE_JOB.name);
     const response = await deliver(app, issueAlert('outbox-analysis-1'));
     expect(response.json()).toMatchObject({ status: 'accepted' });
-    await waitFor(async () => (refused.mock.calls.length >= 2 ? true : undefined), {
-      what: 'the relay retrying the refused analysis',
+    await waitFor(async () => ((await outage.struck()) ? true : undefined), {
+      what: 'the refused analysis',
     });
     expect(await approvalsOf(app, 'outbox-analysis-1')).toEqual([]);
-    refused.mockRestore();
+    await outage.end();
     await waitFor(
       async () => ((await approvalsOf(app, 'outbox-analysis-1')).length > 0 ? true : undefined),
       { what: 'the analysis after the outage', timeoutMs: 15_000 },
@@ -58,15 +57,17 @@ describe.each(backends())('the analysis of an accepted tracker issue on %s', (ba
 
   it('makes one approval and one card when its job runs twice', async () => {
     const { app } = await buildTestApp({ backend, env });
-    const enqueue = vi.spyOn(app.services.jobs, 'enqueue');
     await deliver(app, issueAlert('outbox-analysis-3'));
     await waitFor(
       async () => ((await approvalsOf(app, 'outbox-analysis-3')).length > 0 ? true : undefined),
       { what: 'the first run', timeoutMs: 15_000 },
     );
-    const [, payload] = enqueue.mock.calls.find(([name]) => name === ANALYZE_ISSUE_JOB)!;
+    const [first] = await followUpJobs(app, ANALYZE_ISSUE_JOB.name);
+    const payload = first?.payload ?? {};
     // The same job again, as a retry after a crash would run it.
-    await app.services.jobs.enqueue(ANALYZE_ISSUE_JOB, payload, { jobId: 'retry-of-the-same' });
+    await app.services.jobs.enqueue(ANALYZE_ISSUE_JOB.name, payload, {
+      jobId: 'retry-of-the-same',
+    });
     await waitFor(
       async () => {
         const linked = await app.services.store.db

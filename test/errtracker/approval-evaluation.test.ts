@@ -1,6 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVALUATE_REPAIR_JOB } from '../../src/features/repair/repair-jobs.js';
 import { backends, buildTestApp } from '../helpers/build-app.js';
+import { queueOutage } from '../helpers/follow-up-jobs.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { deliver, issueAlert } from './tracker-delivery.js';
 
@@ -11,13 +12,9 @@ import { deliver, issueAlert } from './tracker-delivery.js';
 describe.each(backends())('the repair evaluation of an issue approval on %s', (backend) => {
   it('is relayed once the queue that refused it is back', async () => {
     const { app } = await buildTestApp({ backend, env: { SIGNAL_CONSUMER: 'false' } });
-    const { jobs, store } = app.services;
-    const enqueue = jobs.enqueue.bind(jobs);
+    const { store } = app.services;
     // The one stand-in: the real queue, refusing only the evaluation.
-    const refused = vi.spyOn(jobs, 'enqueue').mockImplementation(async (name, ...rest) => {
-      if (name === EVALUATE_REPAIR_JOB) throw new Error('queue unavailable (test)');
-      return enqueue(name, ...rest);
-    });
+    const outage = queueOutage(app, EVALUATE_REPAIR_JOB.name);
     expect((await deliver(app, issueAlert('outbox-1'))).statusCode).toBeLessThan(300);
     const approval = await waitFor(
       async () =>
@@ -35,14 +32,12 @@ describe.each(backends())('the repair evaluation of an issue approval on %s', (b
         .where('approval_id', '=', approval.id)
         .where('type', '=', 'AUTO_REPAIR_TRIGGERED')
         .execute();
-    await waitFor(
-      async () =>
-        refused.mock.calls.some(([name]) => name === EVALUATE_REPAIR_JOB) ? true : undefined,
-      { what: 'the refused evaluation' },
-    );
+    await waitFor(async () => ((await outage.struck()) ? true : undefined), {
+      what: 'the refused evaluation',
+    });
     expect(await evaluations()).toEqual([]);
 
-    refused.mockRestore();
+    await outage.end();
     await waitFor(async () => ((await evaluations()).length > 0 ? true : undefined), {
       what: 'the evaluation relayed after the outage',
       timeoutMs: 15_000,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createCardSender } from '../../src/features/cards/card-sender.js';
 import { analyzeIssue } from '../../src/features/errtracker/analyze-issue.js';
+import { ANALYZE_ISSUE_JOB } from '../../src/features/errtracker/issue-analysis-job.js';
+import type { AnalyzeIssueJob } from '../../src/features/errtracker/issue-analysis-payload.js';
 import { backends, buildTestApp } from '../helpers/build-app.js';
+import { followUpJobs } from '../helpers/follow-up-jobs.js';
 import { startTelegramStandIn } from '../helpers/telegram-stand-in.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { deliver, issueAlert } from './tracker-delivery.js';
@@ -30,12 +33,9 @@ describe.each(backends())('a tracker analysis run again on %s', (backend) => {
     expect(answer.json()).toMatchObject({ status: 'accepted' });
     const row = await waitFor(
       async () => {
-        const job = await app.services.store.db
-          .selectFrom('outbox')
-          .select(['completed_at', 'payload'])
-          .where('job_id', 'like', `errtracker-card-once-${backend}-%`)
-          .executeTakeFirst();
-        return job?.completed_at ? job : undefined;
+        const jobs = await followUpJobs(app, ANALYZE_ISSUE_JOB.name);
+        const job = jobs.find((each) => each.id.startsWith(`errtracker-card-once-${backend}-`));
+        return job?.completed ? job : undefined;
       },
       { what: 'the first analysis run completing' },
     );
@@ -44,7 +44,7 @@ describe.each(backends())('a tracker analysis run again on %s', (backend) => {
     expect(cardsSent()).toHaveLength(1);
 
     // The job's handler once more, as a retry runs it.
-    const job = JSON.parse(row.payload);
+    const job = row.payload as AnalyzeIssueJob;
     await analyzeIssue(app.services, createCardSender(app.services), job);
     expect(cardsSent()).toHaveLength(1);
     await tg.close();

@@ -4,9 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { createCardSender } from '../../src/features/cards/card-sender.js';
 import { analyzeIssue } from '../../src/features/errtracker/analyze-issue.js';
+import { ANALYZE_ISSUE_JOB } from '../../src/features/errtracker/issue-analysis-job.js';
+import type { AnalyzeIssueJob } from '../../src/features/errtracker/issue-analysis-payload.js';
 import { UPSTREAM_RETRY } from '../../src/support/upstream-retry.js';
 import { tempDir } from '../helpers/backends.js';
 import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
+import { followUpJobs } from '../helpers/follow-up-jobs.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { startUpstream, type Upstream } from '../helpers/upstreams.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -37,7 +40,11 @@ describe.each(backends())('a tracker analysis run again on %s', (backend) => {
     expect(commentsOn(tracker, issueId)).toHaveLength(1);
 
     // The job's handler once more, as a retry runs it.
-    await analyzeIssue(app.services, createCardSender(app.services), JSON.parse(row.payload));
+    await analyzeIssue(
+      app.services,
+      createCardSender(app.services),
+      row.payload as AnalyzeIssueJob,
+    );
     expect(commentsOn(tracker, issueId)).toHaveLength(1);
   });
 });
@@ -64,7 +71,7 @@ describe.each(backends())('a tracker comment refused on %s', (backend) => {
     expect(commentsOn(tracker, issueId)).toHaveLength(UPSTREAM_RETRY.attempts);
     // The job's handler again, as retries run it: the second is refused too, the third posts.
     const runAgain = () =>
-      analyzeIssue(app.services, createCardSender(app.services), JSON.parse(row.payload));
+      analyzeIssue(app.services, createCardSender(app.services), row.payload as AnalyzeIssueJob);
     await runAgain();
     expect(commentsOn(tracker, issueId)).toHaveLength(refusedPosts);
     await runAgain();
@@ -133,30 +140,25 @@ describe('a tracker comment cut off by kill -9', () => {
       clock: later,
     });
     await waitFor(
-      async () => {
-        const job = await app.services.store.db
-          .selectFrom('outbox')
-          .select('completed_at')
-          .where('job_id', 'like', 'errtracker-kill-mid-comment-%')
-          .executeTakeFirst();
-        return job?.completed_at ? true : undefined;
-      },
+      async () => ((await analysisJobOf(app, 'kill-mid-comment'))?.completed ? true : undefined),
       { what: 'the analysis completing after the restarts', timeoutMs: 15_000 },
     );
     expect(commentsOn(tracker, 'kill-mid-comment')).toHaveLength(2);
   });
 });
 
+/** The tracker issue's analysis job, wherever the queue records it. */
+async function analysisJobOf(app: FastifyInstance, issueId: string) {
+  const jobs = await followUpJobs(app, ANALYZE_ISSUE_JOB.name);
+  return jobs.find((job) => job.id.startsWith(`errtracker-${issueId}-`));
+}
+
 /** The tracker issue's analysis job once its first run completed, with its payload. */
 function firstRunCompleted(app: FastifyInstance, issueId: string) {
   return waitFor(
     async () => {
-      const job = await app.services.store.db
-        .selectFrom('outbox')
-        .select(['completed_at', 'payload'])
-        .where('job_id', 'like', `errtracker-${issueId}-%`)
-        .executeTakeFirst();
-      return job?.completed_at ? job : undefined;
+      const job = await analysisJobOf(app, issueId);
+      return job?.completed ? job : undefined;
     },
     { what: 'the first analysis run completing', timeoutMs: 20_000 },
   );

@@ -74,7 +74,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
 
     const second = await buildTestApp({ reuse: first });
     // The restart is what makes it due: the job row waited in the database.
-    await held.release(second.app, `follow-up-${incident.id}`, INCIDENT_FOLLOW_UP_JOB);
+    await held.release(second.app, `follow-up-${incident.id}`, INCIDENT_FOLLOW_UP_JOB.name);
     await followedUp(second.app, approvalId);
     expect(await triggeredEntries(second.app, approvalId)).toHaveLength(1);
   });
@@ -103,7 +103,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     for (const { approval_id } of created) await followedUp(app, approval_id);
     // Its firing alerts converge side by side, in one transaction: one job names its first
     // incident and lists them all.
-    const jobs = await followUpJobs(app, INCIDENT_FOLLOW_UP_JOB);
+    const jobs = await followUpJobs(app, INCIDENT_FOLLOW_UP_JOB.name);
     expect(jobs).toHaveLength(1);
     const listed = jobs[0]!.payload.incident_ids as string[];
     expect(new Set(listed)).toEqual(incidentIds);
@@ -132,7 +132,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
       .execute((tx) =>
         addFollowUpJob(
           tx,
-          { name: SINGLE_FOLLOW_UP_JOB, payload: { incident_id: incidentId }, jobId },
+          { name: SINGLE_FOLLOW_UP_JOB.name, payload: { incident_id: incidentId }, jobId },
           Date.now(),
         ),
       );
@@ -197,7 +197,7 @@ describe("an incident's follow-up on the SQL queue", () => {
     expect(refused).not.toHaveBeenCalled();
     await followedUp(app, approvalId);
     const { db } = app.services.store;
-    const jobs = await followUpJobs(app, INCIDENT_FOLLOW_UP_JOB);
+    const jobs = await followUpJobs(app, INCIDENT_FOLLOW_UP_JOB.name);
     expect(jobs.map((job) => job.id)).toEqual([`follow-up-${incidentId}`]);
     expect(await db.selectFrom('outbox').select('job_id').execute()).toEqual([]);
   });
@@ -241,7 +241,7 @@ describe.skipIf(!storeKinds().includes('postgres'))(
       ).json();
       expect(refused).not.toHaveBeenCalled();
       await followedUp(second.app, approvalId);
-      const jobs = await followUpJobs(second.app, INCIDENT_FOLLOW_UP_JOB);
+      const jobs = await followUpJobs(second.app, INCIDENT_FOLLOW_UP_JOB.name);
       expect(jobs.map((job) => job.id)).toEqual([`follow-up-${incidentId}`]);
       const { db } = second.app.services.store;
       expect(await db.selectFrom('outbox').select('job_id').execute()).toEqual([]);

@@ -1,6 +1,7 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HEARTBEAT_MISSING_JOB } from '../../src/features/heartbeats/heartbeat-watch.js';
 import { backends, buildTestApp, TestClock } from '../helpers/build-app.js';
+import { queueOutage } from '../helpers/follow-up-jobs.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 /**
@@ -11,27 +12,21 @@ describe.each(backends())('a heartbeat expiring while the queue is down, on %s',
   it('opens its incident once the queue is back', async () => {
     const clock = new TestClock();
     const { app } = await buildTestApp({ backend, clock, env: { SIGNAL_CONSUMER: 'false' } });
-    const { jobs } = app.services;
-    const enqueue = jobs.enqueue.bind(jobs);
-    const refused = vi.spyOn(jobs, 'enqueue').mockImplementation(async (name, ...rest) => {
-      if (name === HEARTBEAT_MISSING_JOB) throw new Error('queue unavailable (test)');
-      return enqueue(name, ...rest);
-    });
+    const outage = queueOutage(app, HEARTBEAT_MISSING_JOB.name);
     await app.inject({
       method: 'POST',
       url: '/api/v1/heartbeats/billing-export',
       payload: { timeout_seconds: 10 },
     });
     clock.advance(11_000);
-    await waitFor(
-      async () =>
-        refused.mock.calls.some(([name]) => name === HEARTBEAT_MISSING_JOB) ? true : undefined,
-      { what: 'the refused job', timeoutMs: 12_000 },
-    );
+    await waitFor(async () => ((await outage.struck()) ? true : undefined), {
+      what: 'the refused job',
+      timeoutMs: 12_000,
+    });
     expect((await app.inject('/api/v1/heartbeats')).json().items[0].status).toBe('expired');
     expect((await app.inject('/api/v1/incidents')).json().items).toEqual([]);
 
-    refused.mockRestore();
+    await outage.end();
     const incidents = await waitFor(
       async () => {
         const items = (await app.inject('/api/v1/incidents')).json().items;

@@ -7,6 +7,7 @@ import {
 } from '../../src/features/heartbeats/heartbeat-watch.js';
 import type { IncidentMoveDeps } from '../../src/features/incidents/incident-moves.js';
 import type { AlertIntake } from '../../src/features/intake/alert-intake.js';
+import { createFollowUpWriter } from '../../src/features/outbox/follow-up-writer.js';
 import { createOutbox } from '../../src/features/outbox/outbox.js';
 import type { JobQueue } from '../../src/ports/jobs.js';
 import {
@@ -58,8 +59,9 @@ describe.runIf(distributedAvailable()).each(DISTRIBUTED_ONLY)(
       const later = { now: () => beatAt + 601_000 };
       // The outbox relays through the gated queue as the service's own relays through its queue.
       const outbox = createOutbox({ ...services, jobs });
+      const followUps = createFollowUpWriter({ jobs, outbox });
       const sweep = createHeartbeatWatch(
-        { ...services, jobs, outbox, clock: later },
+        { ...services, jobs, outbox, followUps, clock: later },
         {} as AlertIntake,
         {} as IncidentMoveDeps,
       ).sweep();

@@ -82,3 +82,47 @@ export function holdJobsInTransaction(app: FastifyInstance) {
     },
   };
 }
+
+/**
+ * A queue outage for the jobs named `name`, wherever the queue records them: in front of
+ * Redis the queue refuses them (the outbox keeps them); on the SQL queue, where a job
+ * commits with its record, they are committed but not due. `end` lifts it: the refused are
+ * relayed by the outbox as it retries, the held made due and the queue woken.
+ */
+export function queueOutage(app: FastifyInstance, name: string) {
+  const { jobs } = app.services;
+  const enqueue = jobs.enqueue.bind(jobs);
+  const refused = vi.spyOn(jobs, 'enqueue').mockImplementation(async (job, ...rest) => {
+    if (job === name) throw new Error('queue unavailable (test)');
+    return enqueue(job, ...rest);
+  });
+  const enqueueInTransaction = jobs.enqueueInTransaction?.bind(jobs);
+  const held = enqueueInTransaction
+    ? vi.spyOn(jobs, 'enqueueInTransaction').mockImplementation(async (tx, list) => {
+        await enqueueInTransaction(tx, list);
+        const ids = list.filter((job) => job.name === name).map((job) => job.jobId);
+        if (ids.length === 0) return;
+        await tx.updateTable('jobs').set({ run_after: 8.64e15 }).where('id', 'in', ids).execute();
+      })
+    : undefined;
+  return {
+    /** Whether a job of `name` was refused or held back. */
+    async struck(): Promise<boolean> {
+      if (held) return (await followUpJobs(app, name)).length > 0;
+      return refused.mock.calls.some(([job]) => job === name);
+    },
+    async end(): Promise<void> {
+      refused.mockRestore();
+      if (!held) return;
+      held.mockRestore();
+      const ids = (await followUpJobs(app, name)).map((job) => job.id);
+      if (ids.length === 0) return;
+      await app.services.store.db
+        .updateTable('jobs')
+        .set({ run_after: 0 })
+        .where('id', 'in', ids)
+        .execute();
+      jobs.wake?.([name]);
+    },
+  };
+}

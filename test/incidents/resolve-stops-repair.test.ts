@@ -28,7 +28,7 @@ describe.each(backends())('an incident resolved before its follow-up on %s', (ba
     // on the SQL queue committed with the incident but not due until the test says so.
     const enqueue = jobs.enqueue.bind(jobs);
     vi.spyOn(jobs, 'enqueue').mockImplementation(async (name, ...rest) => {
-      if (name === INCIDENT_FOLLOW_UP_JOB) throw new Error('queue unavailable (test)');
+      if (name === INCIDENT_FOLLOW_UP_JOB.name) throw new Error('queue unavailable (test)');
       return enqueue(name, ...rest);
     });
     const held = holdJobsInTransaction(app);
@@ -36,7 +36,7 @@ describe.each(backends())('an incident resolved before its follow-up on %s', (ba
     await postSigned(app, '/api/v1/webhooks/alerts', alert('resolved'));
     const jobId = `follow-up-${created.incident_id}`;
     vi.restoreAllMocks();
-    await held.release(app, jobId, INCIDENT_FOLLOW_UP_JOB);
+    await held.release(app, jobId, INCIDENT_FOLLOW_UP_JOB.name);
     await waitFor(async () => ((await followUpCompleted(app, jobId)) ? true : undefined), {
       what: 'the follow-up run after the outage',
       timeoutMs: 15_000,

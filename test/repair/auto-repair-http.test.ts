@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../helpers/backends.js';
 import { buildTestApp, postSigned } from '../helpers/build-app.js';
+import { followUpJobs } from '../helpers/follow-up-jobs.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { writeStandInKubectl } from './stand-in-kubectl.js';
 
@@ -109,11 +110,7 @@ describe('auto-repair after an alert opens an approval', () => {
     const [completed] = await logOf(app, created.approval_id, 'EXECUTION_COMPLETED');
     expect(completed).toMatchObject({ actor: 'auto-repair', success: true });
     // A real executor may wait on the cluster: its evaluation is a durable job of its own.
-    const evaluation = await app.services.store.db
-      .selectFrom('outbox')
-      .select(['job_name', 'completed_at'])
-      .where('job_id', '=', `repair-evaluate-${created.approval_id}`)
-      .executeTakeFirst();
-    expect(evaluation?.job_name).toBe('repair.evaluate');
+    const evaluations = await followUpJobs(app, 'repair.evaluate');
+    expect(evaluations.map((job) => job.id)).toContain(`repair-evaluate-${created.approval_id}`);
   });
 });

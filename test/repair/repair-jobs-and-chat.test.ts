@@ -49,7 +49,7 @@ describe('repair jobs', () => {
       playbooks: loadPlaybooks(),
     });
     registerRepairWorkers(services, deps);
-    const registered = handlers.get(EVALUATE_REPAIR_JOB);
+    const registered = handlers.get(EVALUATE_REPAIR_JOB.name);
     expect(registered?.concurrency).toBe(REPAIR_JOB_CONCURRENCY);
 
     const { approvalId } = await seedIncidentApproval(store, { alert_type: 'crash_loop' });

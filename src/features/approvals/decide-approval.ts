@@ -46,7 +46,7 @@ type DecideApprovalServices = Pick<
  */
 export interface ApprovedExecution {
   addWith(tx: Tx, approvalId: string, who: Decider, now: number): Promise<void>;
-  relay(approvalId: string): Promise<void>;
+  relay(approvalId: string, who: Decider): Promise<void>;
 }
 
 /** What a decision needs: the services, the chat's cards and the approved run. */
@@ -116,7 +116,7 @@ export async function decideApproval(
     channel: who.channel,
   });
   if (outcome.status === 'approved') {
-    await deps.execution.relay(approvalId);
+    await deps.execution.relay(approvalId, who);
     await cards.markDecided(approvalId, 'Approved', who.actor);
   } else if (outcome.status === 'rejected') {
     await cards.markDecided(approvalId, 'Rejected', who.actor);

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
-import { typedJob } from '../../support/typed-job.js';
 import type { CardSender } from '../cards/card-types.js';
 import { publishEvent } from '../events/feed-events.js';
 import type { ApprovalsOnResolve } from '../incidents/incident-moves.js';
+import { jobKind, jobOf, processJobs } from '../outbox/job-kind.js';
 import { approvalLock, moveApprovalIn } from './approval-moves.js';
 
 /** The services this file's functions use. */
@@ -24,20 +24,21 @@ type ExpiredApprovalServices = Pick<
  * the edit leaves the job, which a live replica, or this one restarted, runs. The job finds
  * cards already closed with that decision and leaves them alone.
  */
-export const EXPIRED_CARDS_JOB = 'approval.expired-cards';
 export const INCIDENT_RESOLVED_DECISION = 'Incident resolved';
 /** Card edits wait on the chat's rate limit anyway; a few side by side is plenty. */
 const EXPIRED_CARDS_CONCURRENCY = 4;
 
-const ExpiredCardsPayload = Type.Object({
-  approval_id: Type.String({ minLength: 1 }),
-  actor: Type.String(),
-  /** When it expired: the decision line every edit of the cards shows, the same each time. */
-  at: Type.Number(),
-});
-
-/** An approval expires once, so one job each. No ':' in a job id (BullMQ). */
-const expiredCardsJobId = (approvalId: string) => `expired-cards-${approvalId}`;
+/** An approval expires once, so one job each. */
+export const EXPIRED_CARDS_JOB = jobKind(
+  'approval.expired-cards',
+  Type.Object({
+    approval_id: Type.String({ minLength: 1 }),
+    actor: Type.String(),
+    /** When it expired: the decision line every edit of the cards shows, the same each time. */
+    at: Type.Number(),
+  }),
+  (payload) => `expired-cards-${payload.approval_id}`,
+);
 
 export interface ExpiryDeps {
   services: ExpiredApprovalServices;
@@ -53,11 +54,7 @@ export function addExpiredCardsJob(
   now: number,
 ): Promise<void> {
   const payload = { approval_id: approvalId, actor, at: now };
-  return services.followUps.add(
-    tx,
-    [{ name: EXPIRED_CARDS_JOB, payload, jobId: expiredCardsJobId(approvalId) }],
-    now,
-  );
+  return services.followUps.add(tx, [jobOf(EXPIRED_CARDS_JOB, payload)], now);
 }
 
 /**
@@ -77,26 +74,26 @@ export async function announceExpiredApproval(
     channel: 'lifecycle',
   });
   await cards.markDecided(approvalId, INCIDENT_RESOLVED_DECISION, actor, now);
-  await services.followUps.relay([
-    { jobId: expiredCardsJobId(approvalId), name: EXPIRED_CARDS_JOB },
-  ]);
+  const payload = { approval_id: approvalId, actor, at: now };
+  await services.followUps.relay([jobOf(EXPIRED_CARDS_JOB, payload)]);
 }
 
 export function registerExpiredCardsWorker(
   services: ExpiredApprovalServices,
   cards: CardSender,
 ): void {
-  services.jobs.process(
+  processJobs(
+    services,
     EXPIRED_CARDS_JOB,
-    typedJob(EXPIRED_CARDS_JOB, ExpiredCardsPayload, services.log, async (payload) => {
+    async (payload) => {
       await cards.markDecided(
         payload.approval_id,
         INCIDENT_RESOLVED_DECISION,
         payload.actor,
         payload.at,
       );
-      await services.outbox.complete(expiredCardsJobId(payload.approval_id));
-    }),
+      await services.outbox.complete(EXPIRED_CARDS_JOB.idOf(payload));
+    },
     EXPIRED_CARDS_CONCURRENCY,
   );
 }

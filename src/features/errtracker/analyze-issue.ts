@@ -29,6 +29,7 @@ type AnalyzeIssueServices = Pick<
   | 'config'
   | 'executor'
   | 'feed'
+  | 'followUps'
   | 'jobs'
   | 'leases'
   | 'log'
@@ -89,7 +90,7 @@ export async function analyzeIssue(
         },
         now,
       );
-      await addRepairEvaluation(tx, id, now);
+      await addRepairEvaluation(services, tx, id, now);
       return id;
     });
     metrics.alertsProcessed.labels('incident_created', 'errtracker').inc();

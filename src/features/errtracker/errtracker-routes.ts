@@ -30,6 +30,7 @@ export async function errtrackerRoutes(
       | 'executor'
       | 'failures'
       | 'feed'
+      | 'followUps'
       | 'jobs'
       | 'leases'
       | 'log'

@@ -1,9 +1,8 @@
 import { ANALYZER_LIMITS } from '../../ports/analyzer.js';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
-import { typedJob } from '../../support/typed-job.js';
 import type { CardSender } from '../cards/card-types.js';
-import { addFollowUpJob } from '../outbox/outbox-relay.js';
+import { jobKind, jobOf, processJobs } from '../outbox/job-kind.js';
 import { analyzeIssue } from './analyze-issue.js';
 import {
   type AnalyzeIssueJob,
@@ -20,6 +19,7 @@ type IssueAnalysisJobServices = Pick<
   | 'config'
   | 'executor'
   | 'feed'
+  | 'followUps'
   | 'jobs'
   | 'leases'
   | 'log'
@@ -32,18 +32,23 @@ type IssueAnalysisJobServices = Pick<
 >;
 
 /** spec, step 7: an accepted issue's analysis runs as a durable background job. */
-export const ANALYZE_ISSUE_JOB = 'errtracker.analyze';
+export const ANALYZE_ISSUE_JOB = jobKind(
+  'errtracker.analyze',
+  AnalyzeIssuePayload,
+  issueAnalysisJobId,
+);
 
 /**
  * Commits the analysis job (the outbox) before the delivery is answered `accepted`; relay it
  * after the commit. A crash or a queue outage delays the analysis, it cannot lose it.
  */
-export function addIssueAnalysis(tx: Tx, job: AnalyzeIssueJob, now: number): Promise<void> {
-  return addFollowUpJob(
-    tx,
-    { name: ANALYZE_ISSUE_JOB, payload: job, jobId: issueAnalysisJobId(job) },
-    now,
-  );
+export function addIssueAnalysis(
+  services: Pick<Services, 'followUps'>,
+  tx: Tx,
+  job: AnalyzeIssueJob,
+  now: number,
+): Promise<void> {
+  return services.followUps.add(tx, [jobOf(ANALYZE_ISSUE_JOB, job)], now);
 }
 
 /** Never throws: a job not relayed now is relayed by the background relay. */
@@ -51,7 +56,7 @@ export async function relayIssueAnalysis(
   services: IssueAnalysisJobServices,
   job: AnalyzeIssueJob,
 ): Promise<void> {
-  await services.outbox.relay(issueAnalysisJobId(job));
+  await services.followUps.relay([jobOf(ANALYZE_ISSUE_JOB, job)]);
 }
 
 /** As many analyses at once as the analyzer admits (spec, Limits: 3). */
@@ -59,11 +64,10 @@ export function registerErrtrackerWorkers(
   services: IssueAnalysisJobServices,
   cards: CardSender,
 ): void {
-  services.jobs.process(
+  processJobs(
+    services,
     ANALYZE_ISSUE_JOB,
-    typedJob(ANALYZE_ISSUE_JOB, AnalyzeIssuePayload, services.log, (job) =>
-      analyzeIssue(services, cards, job),
-    ),
+    (job) => analyzeIssue(services, cards, job),
     ANALYZER_LIMITS.concurrency,
   );
 }

@@ -36,6 +36,7 @@ export async function handleTrackerDelivery(
     | 'config'
     | 'executor'
     | 'feed'
+    | 'followUps'
     | 'jobs'
     | 'leases'
     | 'log'
@@ -146,7 +147,7 @@ export async function handleTrackerDelivery(
 
   const job = { context: buildErrorContext(payload, issue), received_at: now };
   try {
-    await store.db.transaction().execute((tx) => addIssueAnalysis(tx, job, now));
+    await store.db.transaction().execute((tx) => addIssueAnalysis(services, tx, job, now));
   } catch (error) {
     // Not scheduled: give the dedup window back, so the tracker's redelivery is analysed.
     await once

@@ -2,11 +2,11 @@ import { Type } from 'typebox';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { groupCommit } from '../../support/group-commit.js';
-import { typedJob } from '../../support/typed-job.js';
 import { riskForSeverity } from '../approvals/approval-domain.js';
 import type { CardSender } from '../cards/card-types.js';
 import { lookUpIncident } from '../incidents/incident-records.js';
 import type { FollowUpWriter } from '../outbox/follow-up-writer.js';
+import { jobKind, jobOf, processJobs } from '../outbox/job-kind.js';
 import type { RepairDeps } from '../repair/repair-deps.js';
 import { createRepairEvaluator, type EvaluateRepair } from '../repair/repair-jobs.js';
 import { pushCardOnce } from './card-once.js';
@@ -33,30 +33,33 @@ type IncidentFollowupServices = Pick<
  * What follows newly opened incidents, as a durable job: the incidents one converge
  * transaction opened, at most FOLLOW_UP_BATCH of them, `{incident_ids}`.
  */
-export const INCIDENT_FOLLOW_UP_JOB = 'incident.follow-up';
+/** Incidents per follow-up job: a converge transaction's incidents are split by this. */
+export const FOLLOW_UP_BATCH = 500;
+export const INCIDENT_FOLLOW_UP_JOB = jobKind(
+  'incident.follow-up',
+  Type.Object({
+    incident_ids: Type.Array(Type.String({ minLength: 1 }), {
+      minItems: 1,
+      maxItems: FOLLOW_UP_BATCH,
+    }),
+  }),
+  // The job of incidents opened together is named for the first of them.
+  (payload) => `follow-up-${payload.incident_ids[0]}`,
+);
 /**
  * The job of an earlier release, one incident each (`{incident_id}`, id `analyze-<incident>`),
  * still run for the jobs it queued. A name of its own: a replica of that release, during a
  * rolling upgrade, never claims a batch it would drop as malformed.
  */
-export const SINGLE_FOLLOW_UP_JOB = 'incident.analyze';
-/** Incidents per follow-up job: a converge transaction's incidents are split by this. */
-export const FOLLOW_UP_BATCH = 500;
+export const SINGLE_FOLLOW_UP_JOB = jobKind(
+  'incident.analyze',
+  Type.Object({ incident_id: Type.String({ minLength: 1 }) }),
+  (payload) => `analyze-${payload.incident_id}`,
+);
 /** Batch jobs run side by side per process; each follows FOLLOW_UP_PARALLEL incidents at once. */
 const FOLLOW_UP_CONCURRENCY = 4;
 const SINGLE_FOLLOW_UP_CONCURRENCY = 16;
 const FOLLOW_UP_PARALLEL = 32;
-
-/** The job of incidents opened together is named for the first of them. */
-const followUpJobId = (incidentIds: readonly string[]) => `follow-up-${incidentIds[0]}`;
-const singleFollowUpJobId = (incidentId: string) => `analyze-${incidentId}`;
-const FollowUpPayload = Type.Object({
-  incident_ids: Type.Array(Type.String({ minLength: 1 }), {
-    minItems: 1,
-    maxItems: FOLLOW_UP_BATCH,
-  }),
-});
-const SingleFollowUpPayload = Type.Object({ incident_id: Type.String({ minLength: 1 }) });
 
 /**
  * Commits the follow-up of incidents opened together with them (the caller's transaction),
@@ -70,10 +73,9 @@ export async function addIncidentFollowUps(
   now: number,
   followUps: FollowUpWriter,
 ): Promise<string> {
-  const jobId = followUpJobId(incidentIds);
-  const payload = { incident_ids: incidentIds };
-  await followUps.add(tx, [{ name: INCIDENT_FOLLOW_UP_JOB, payload, jobId }], now);
-  return jobId;
+  const job = jobOf(INCIDENT_FOLLOW_UP_JOB, { incident_ids: [...incidentIds] });
+  await followUps.add(tx, [job], now);
+  return job.jobId;
 }
 
 /**
@@ -85,7 +87,7 @@ export function createFollowUpRelay(
 ): (jobId: string) => Promise<void> {
   const followUps = services.followUps;
   const relay = groupCommit<string>((jobIds) =>
-    followUps.relay(jobIds.map((jobId) => ({ jobId, name: INCIDENT_FOLLOW_UP_JOB }))),
+    followUps.relay(jobIds.map((jobId) => ({ jobId, name: INCIDENT_FOLLOW_UP_JOB.name }))),
   );
   return (jobId) => relay.add(jobId);
 }
@@ -169,18 +171,28 @@ export function registerIncidentWorkers(
 ): void {
   const evaluateRepair = createRepairEvaluator(services, repair);
   const followOne = (id: string) => followNewIncident(services, cards, evaluateRepair, id);
-  services.jobs.process(
+  processJobs(
+    services,
     INCIDENT_FOLLOW_UP_JOB,
-    typedJob(INCIDENT_FOLLOW_UP_JOB, FollowUpPayload, services.log, ({ incident_ids }) =>
-      followNewIncidents(services, followOne, incident_ids, followUpJobId(incident_ids)),
-    ),
+    (payload) =>
+      followNewIncidents(
+        services,
+        followOne,
+        payload.incident_ids,
+        INCIDENT_FOLLOW_UP_JOB.idOf(payload),
+      ),
     FOLLOW_UP_CONCURRENCY,
   );
-  services.jobs.process(
+  processJobs(
+    services,
     SINGLE_FOLLOW_UP_JOB,
-    typedJob(SINGLE_FOLLOW_UP_JOB, SingleFollowUpPayload, services.log, ({ incident_id }) =>
-      followNewIncidents(services, followOne, [incident_id], singleFollowUpJobId(incident_id)),
-    ),
+    (payload) =>
+      followNewIncidents(
+        services,
+        followOne,
+        [payload.incident_id],
+        SINGLE_FOLLOW_UP_JOB.idOf(payload),
+      ),
     SINGLE_FOLLOW_UP_CONCURRENCY,
   );
 }

@@ -1,11 +1,10 @@
 import { type Static, Type } from 'typebox';
 import type { Services } from '../../services.js';
 import { repeatEvery } from '../../support/repeat-every.js';
-import { typedJob } from '../../support/typed-job.js';
 import { type IncidentMoveDeps, resolveIncident } from '../incidents/incident-moves.js';
 import type { AlertIntake, WatchdogBeats } from '../intake/alert-intake.js';
 import { workloadOf } from '../intake/fingerprint.js';
-import { addFollowUpJobs } from '../outbox/outbox-relay.js';
+import { jobKind, jobOf, processJobs } from '../outbox/job-kind.js';
 import {
   dueHeartbeats,
   expireHeartbeat,
@@ -24,8 +23,7 @@ const SWEEP_EVERY_MS = 2_000;
 /** Heartbeats expired per transaction: a short write, so alerts are not kept waiting. */
 const SWEEP_BATCH = 100;
 export const MISSING_ALERT = 'HeartbeatMissing';
-/** The job that opens a missed heartbeat's incident (jobs port: no ':' in the name). */
-export const HEARTBEAT_MISSING_JOB = 'heartbeat.missing';
+
 /**
  * Incidents opened side by side per process. 1,000 missed beats at 4 at a time took longer
  * than the contract's 10 s on PostgreSQL (Heartbeats at scale); and a job holds a database
@@ -34,14 +32,24 @@ export const HEARTBEAT_MISSING_JOB = 'heartbeat.missing';
  */
 export const MISSING_CONCURRENCY = 6;
 
-const MissingPayload = Type.Object({
-  name: Type.String({ minLength: 1 }),
-  severity: Type.String(),
-  namespace: Type.String(),
-  last_beat_at: Type.Number(),
-  expires_at: Type.Number(),
-});
-type MissingPayload = Static<typeof MissingPayload>;
+/**
+ * The job that opens a missed heartbeat's incident, one per expiry: a beat and a later
+ * expiry of the same heartbeat is another job. The name is base64url-encoded: a job id holds
+ * no ':' (BullMQ), and names may (`watchdog:…`).
+ */
+export const HEARTBEAT_MISSING_JOB = jobKind(
+  'heartbeat.missing',
+  Type.Object({
+    name: Type.String({ minLength: 1 }),
+    severity: Type.String(),
+    namespace: Type.String(),
+    last_beat_at: Type.Number(),
+    expires_at: Type.Number(),
+  }),
+  (payload) =>
+    `heartbeat-missing-${Buffer.from(payload.name).toString('base64url')}-${payload.expires_at}`,
+);
+type MissingPayload = Static<typeof HEARTBEAT_MISSING_JOB.payload>;
 
 const missingPayload = (row: HeartbeatRow): MissingPayload => ({
   name: row.name,
@@ -50,13 +58,6 @@ const missingPayload = (row: HeartbeatRow): MissingPayload => ({
   last_beat_at: Number(row.last_beat_at),
   expires_at: Number(row.expires_at),
 });
-/**
- * One per expiry: a beat and a later expiry of the same heartbeat is another job. The name
- * is base64url-encoded: a job id holds no ':' (BullMQ), and names may (`watchdog:…`).
- */
-const missingJobId = (payload: MissingPayload) =>
-  `heartbeat-missing-${Buffer.from(payload.name).toString('base64url')}-${payload.expires_at}`;
-
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
 
 /** A heartbeat as the API answers it. */
@@ -87,7 +88,7 @@ export interface HeartbeatWatch extends WatchdogBeats {
  * compare-and-set); the next beat resolves it (`resolved_by` `heartbeat`).
  */
 export function createHeartbeatWatch(
-  services: Pick<Services, 'clock' | 'config' | 'jobs' | 'log' | 'outbox' | 'store'>,
+  services: Pick<Services, 'clock' | 'config' | 'followUps' | 'jobs' | 'log' | 'outbox' | 'store'>,
   intake: AlertIntake,
   incidentMoves: IncidentMoveDeps,
 ): HeartbeatWatch {
@@ -112,7 +113,7 @@ export function createHeartbeatWatch(
       { requestedBy: 'heartbeat' },
     );
     await setHeartbeatIncident(store.db, payload.name, result.incident_id);
-    await services.outbox.complete(missingJobId(payload));
+    await services.outbox.complete(HEARTBEAT_MISSING_JOB.idOf(payload));
   }
 
   const watch: HeartbeatWatch = {
@@ -148,15 +149,11 @@ export function createHeartbeatWatch(
           for (const row of rows) {
             if (await expireHeartbeat(tx, row.name, now)) moved.push(missingPayload(row));
           }
-          const jobs = moved.map((payload) => ({
-            name: HEARTBEAT_MISSING_JOB,
-            payload,
-            jobId: missingJobId(payload),
-          }));
-          if (jobs.length > 0) await addFollowUpJobs(tx, jobs, now);
-          return moved;
+          const jobs = moved.map((payload) => jobOf(HEARTBEAT_MISSING_JOB, payload));
+          if (jobs.length > 0) await services.followUps.add(tx, jobs, now);
+          return jobs;
         });
-        await services.outbox.relayAll(expired.map(missingJobId));
+        await services.followUps.relay(expired);
         count += expired.length;
         if (rows.length < SWEEP_BATCH) break;
         await new Promise((resolve) => setImmediate(resolve));
@@ -164,11 +161,7 @@ export function createHeartbeatWatch(
       return count;
     },
     registerWorker() {
-      services.jobs.process(
-        HEARTBEAT_MISSING_JOB,
-        typedJob(HEARTBEAT_MISSING_JOB, MissingPayload, log, openIncident),
-        MISSING_CONCURRENCY,
-      );
+      processJobs(services, HEARTBEAT_MISSING_JOB, openIncident, MISSING_CONCURRENCY);
     },
     start() {
       return repeatEvery(

@@ -1,9 +1,7 @@
 import { Type } from 'typebox';
-import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
-import { typedJob } from '../../support/typed-job.js';
-import type { ApprovedExecution } from '../approvals/decide-approval.js';
-import { addFollowUpJob } from '../outbox/outbox-relay.js';
+import type { ApprovedExecution, Decider } from '../approvals/decide-approval.js';
+import { jobKind, jobOf, processJobs } from '../outbox/job-kind.js';
 import { matchPlaybook } from './playbooks.js';
 import { loadRepairCase } from './repair-case.js';
 import type { RepairDeps } from './repair-deps.js';
@@ -13,23 +11,25 @@ import { runToEnd } from './run-to-end.js';
 /** The services this file's functions use. */
 type ApprovedExecutionServices = Pick<
   Services,
-  'clock' | 'config' | 'jobs' | 'log' | 'metrics' | 'oplog' | 'outbox' | 'store'
+  'clock' | 'config' | 'followUps' | 'jobs' | 'log' | 'metrics' | 'oplog' | 'outbox' | 'store'
 >;
 
-/** Payload `{approval_id, actor, channel}`; the name is older than this module and kept for queued jobs. */
-export const EXECUTE_APPROVAL_JOB = 'approval.execute';
+/**
+ * An approved approval's playbook run. The name is older than this module and kept for
+ * queued jobs; an approval is approved once, so its execution has one id.
+ */
+export const EXECUTE_APPROVAL_JOB = jobKind(
+  'approval.execute',
+  Type.Object({
+    approval_id: Type.String({ minLength: 1 }),
+    actor: Type.String(),
+    // Jobs queued before the console existed carry no channel: they came from the chat.
+    channel: Type.String({ default: 'chat' }),
+  }),
+  (payload) => `approval-execute-${payload.approval_id}`,
+);
 /** Approved executions were people's decisions; a few of them run side by side. */
 const EXECUTION_CONCURRENCY = 4;
-
-const ExecutionPayload = Type.Object({
-  approval_id: Type.String({ minLength: 1 }),
-  actor: Type.String(),
-  // Jobs queued before the console existed carry no channel: they came from the chat.
-  channel: Type.String({ default: 'chat' }),
-});
-
-/** An approval is approved once, so its execution has one id. */
-const executionJobId = (approvalId: string) => `approval-execute-${approvalId}`;
 
 /**
  * CONTRACT, Approvals: "When an approval becomes `approved`, execution starts in the
@@ -70,43 +70,14 @@ export async function executeApprovedPlaybook(
   });
 }
 
-/**
- * CONTRACT, Approvals: "An approved approval's execution is never lost". Written in the
- * decision's own transaction (signApproval's `onApproved`), so a queue that is unreachable at
- * that moment delays the execution; the outbox relay hands it over once the queue is back.
- */
-export function addApprovedExecution(
-  tx: Tx,
-  approvalId: string,
-  who: { actor: string; channel: string },
-  now: number,
-): Promise<void> {
-  return addFollowUpJob(
-    tx,
-    {
-      name: EXECUTE_APPROVAL_JOB,
-      payload: { approval_id: approvalId, actor: who.actor, channel: who.channel },
-      jobId: executionJobId(approvalId),
-    },
-    now,
-  );
-}
-
-/** After the decision's commit: never throws; the background relay retries a refused one. */
-export async function relayApprovedExecution(
-  services: ApprovedExecutionServices,
-  approvalId: string,
-) {
-  await services.outbox.relay(executionJobId(approvalId));
-}
-
 export function registerExecutionWorker(
   services: ApprovedExecutionServices,
   repair: RepairDeps,
 ): void {
-  services.jobs.process(
+  processJobs(
+    services,
     EXECUTE_APPROVAL_JOB,
-    typedJob(EXECUTE_APPROVAL_JOB, ExecutionPayload, services.log, async (payload) => {
+    async (payload) => {
       await executeApprovedPlaybook(
         services,
         repair,
@@ -114,16 +85,25 @@ export function registerExecutionWorker(
         payload.actor,
         payload.channel,
       );
-      await services.outbox.complete(executionJobId(payload.approval_id));
-    }),
+      await services.outbox.complete(EXECUTE_APPROVAL_JOB.idOf(payload));
+    },
     EXECUTION_CONCURRENCY,
   );
 }
 
-/** The approved run as a decision commits and hands it over. */
+const executionJob = (approvalId: string, who: Decider) =>
+  jobOf(EXECUTE_APPROVAL_JOB, { approval_id: approvalId, actor: who.actor, channel: who.channel });
+
+/**
+ * The approved run as a decision commits and hands it over. CONTRACT, Approvals: "An approved
+ * approval's execution is never lost": written in the decision's own transaction
+ * (signApproval's `onApproved`), so a queue that is unreachable at that moment delays the
+ * execution; the relay hands it over once the queue is back. The hand-over never throws.
+ */
 export function approvedPlaybookRuns(services: ApprovedExecutionServices): ApprovedExecution {
   return {
-    addWith: addApprovedExecution,
-    relay: (approvalId) => relayApprovedExecution(services, approvalId),
+    addWith: (tx, approvalId, who, now) =>
+      services.followUps.add(tx, [executionJob(approvalId, who)], now),
+    relay: (approvalId, who) => services.followUps.relay([executionJob(approvalId, who)]),
   };
 }

@@ -2,12 +2,11 @@ import { Type } from 'typebox';
 import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import { groupCommit } from '../../support/group-commit.js';
-import { typedJob } from '../../support/typed-job.js';
 import type { ApprovalStatus } from '../approvals/approval-domain.js';
 import { moveApproval } from '../approvals/approval-moves.js';
 import { publishEvent } from '../events/feed-events.js';
 import type { IncidentRow } from '../incidents/incident-records.js';
-import { addFollowUpJob, addFollowUpJobs } from '../outbox/outbox-relay.js';
+import { jobKind, jobOf, processJobs } from '../outbox/job-kind.js';
 import { evaluateAutoRepair } from './auto-repair.js';
 import type { Playbook } from './playbooks.js';
 import { notifyResultInChat } from './repair-chat.js';
@@ -21,6 +20,7 @@ type RepairJobsServices = Pick<
   | 'config'
   | 'executor'
   | 'feed'
+  | 'followUps'
   | 'jobs'
   | 'leases'
   | 'log'
@@ -30,8 +30,12 @@ type RepairJobsServices = Pick<
   | 'store'
 >;
 
-/** Job name (no ':', JobQueue.process); payload `{approval_id}`. */
-export const EVALUATE_REPAIR_JOB = 'repair.evaluate';
+/** An approval's repair evaluation; one per approval. */
+export const EVALUATE_REPAIR_JOB = jobKind(
+  'repair.evaluate',
+  Type.Object({ approval_id: Type.String({ minLength: 1 }) }),
+  (payload) => `repair-evaluate-${payload.approval_id}`,
+);
 /** Most evaluations are a few queries (blocked, or a dry run); real playbooks mostly wait on the cluster. */
 export const REPAIR_JOB_CONCURRENCY = 8;
 
@@ -57,16 +61,15 @@ export function repairDeps(
   };
 }
 
-const EvaluationPayload = Type.Object({ approval_id: Type.String({ minLength: 1 }) });
-
 /** Registers the evaluation job; call before `services.jobs.start()`. */
 export function registerRepairWorkers(services: RepairJobsServices, deps: RepairDeps): void {
-  services.jobs.process(
+  processJobs(
+    services,
     EVALUATE_REPAIR_JOB,
-    typedJob(EVALUATE_REPAIR_JOB, EvaluationPayload, services.log, async (payload) => {
+    async (payload) => {
       await evaluateAutoRepair(services, deps, payload.approval_id);
-      await services.outbox.complete(evaluationJobId(payload.approval_id));
-    }),
+      await services.outbox.complete(EVALUATE_REPAIR_JOB.idOf(payload));
+    },
     REPAIR_JOB_CONCURRENCY,
   );
 }
@@ -80,30 +83,25 @@ export function enqueueRepairEvaluation(
   services: RepairJobsServices,
   approvalId: string,
 ): Promise<string> {
-  return services.jobs.enqueue(
-    EVALUATE_REPAIR_JOB,
-    { approval_id: approvalId },
-    { jobId: evaluationJobId(approvalId) },
-  );
+  const { name, payload, jobId } = evaluationJob(approvalId);
+  return services.jobs.enqueue(name, payload, { jobId });
 }
-
-const evaluationJobId = (approvalId: string) => `repair-evaluate-${approvalId}`;
 
 /**
  * The evaluation committed in the transaction that creates the approval (outbox-relay.ts), for
  * a creator outside a job whose retry would enqueue it; relay it after the commit.
  */
-export function addRepairEvaluation(tx: Tx, approvalId: string, now: number): Promise<void> {
-  return addFollowUpJob(tx, evaluationJob(approvalId), now);
+export function addRepairEvaluation(
+  services: Pick<Services, 'followUps'>,
+  tx: Tx,
+  approvalId: string,
+  now: number,
+): Promise<void> {
+  return services.followUps.add(tx, [evaluationJob(approvalId)], now);
 }
 
-function evaluationJob(approvalId: string) {
-  return {
-    name: EVALUATE_REPAIR_JOB,
-    payload: { approval_id: approvalId },
-    jobId: evaluationJobId(approvalId),
-  };
-}
+const evaluationJob = (approvalId: string) =>
+  jobOf(EVALUATE_REPAIR_JOB, { approval_id: approvalId });
 
 /** Evaluates one approval's repair; `incidentRead`, its incident as the caller just read it. */
 export type EvaluateRepair = (approvalId: string, incidentRead?: IncidentRow) => Promise<void>;
@@ -132,18 +130,18 @@ export function createRepairEvaluator(
   const scheduled = groupCommit<string>(async (approvalIds) => {
     const distinct = [...new Set(approvalIds)];
     await store.db.transaction().execute((tx) =>
-      addFollowUpJobs(
+      services.followUps.add(
         tx,
         distinct.map((approvalId) => evaluationJob(approvalId)),
         clock.now(),
       ),
     );
-    await services.outbox.relayAll(distinct.map(evaluationJobId));
+    await services.followUps.relay(distinct.map(evaluationJob));
   });
   return (approvalId) => scheduled.add(approvalId);
 }
 
 /** After the approval's commit: never throws; the background relay retries a refused one. */
 export async function relayRepairEvaluation(services: RepairJobsServices, approvalId: string) {
-  await services.outbox.relay(evaluationJobId(approvalId));
+  await services.followUps.relay([evaluationJob(approvalId)]);
 }
