@@ -38,6 +38,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (typed.appEnv === 'prod' && weak[0] !== undefined) {
     throw new ConfigError(weak[0], `must be at least ${MIN_SECRET_LENGTH} characters in prod`);
   }
+  // A bound takes out a cost the service owes (its follow-ups, its records): never in service.
+  if (typed.appEnv === 'prod' && typed.benchBound !== undefined) {
+    throw new ConfigError('BENCH_BOUND', 'is for the bench only and must be unset in prod');
+  }
   return typed;
 }
 

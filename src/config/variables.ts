@@ -283,7 +283,7 @@ export const configVariables = {
   /** bench/README.md, Upper bounds: read once at start-up; unset, every cost is paid. */
   benchBound: oneOf('BENCH_BOUND', BENCH_BOUNDS, {
     description:
-      'for the bench only, never in service: takes one cost the service owes out, to measure an upper bound (`converge-write`, `follow-up`, `tracker-stages` or `signal-append`; bench/README.md, Upper bounds)',
+      'for the bench only, refused in prod: takes one cost the service owes out, to measure an upper bound (`converge-write`, `follow-up`, `tracker-stages` or `signal-append`; bench/README.md, Upper bounds)',
   }),
   readbackProbeTimeoutMs: milliseconds('READBACK_PROBE_TIMEOUT_MS', 60_000, {
     default: '5000',

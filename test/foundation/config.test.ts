@@ -160,6 +160,15 @@ describe('configuration (CONTRACT, Configuration)', () => {
     expect(problemOf(env)).toBe(message);
   });
 
+  it('refuses a bench bound in prod, and takes one elsewhere', () => {
+    expect(() => loadConfig({ APP_ENV: 'prod', BENCH_BOUND: 'follow-up' })).toThrow(
+      'BENCH_BOUND: is for the bench only and must be unset in prod',
+    );
+    expect(loadConfig({ APP_ENV: 'staging', BENCH_BOUND: 'follow-up' }).benchBound).toBe(
+      'follow-up',
+    );
+  });
+
   it('takes receiver tokens of any printable ASCII up to 4096 characters', () => {
     const longest = 'x'.repeat(4096);
     const config = loadConfig({ RECEIVER_TOKENS: ` a+/=~._-9 , ${longest} ,` }, '/srv');
