@@ -140,7 +140,8 @@ describe.skipIf(!hasChromium)('the operator console in a browser', () => {
       await page.getByRole('heading', { name: 'Start an analysis' }).waitFor();
     });
     expect([...now, ...analysis]).toEqual([]);
-  });
+    // axe over every view in both schemes: seconds alone, more beside the other suites.
+  }, 90_000);
 
   it('approves an approval from its page as a named operator', async () => {
     expect(incidentId).toBeTruthy();

@@ -348,5 +348,6 @@ describe.skipIf(!hasChromium)('the Now view', () => {
       await page.getByRole('heading', { name: 'Activity' }).waitFor();
     });
     expect([...now, ...activity]).toEqual([]);
-  });
+    // axe over every view in both schemes: seconds alone, more beside the other suites.
+  }, 90_000);
 });
