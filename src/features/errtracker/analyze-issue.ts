@@ -5,7 +5,11 @@ import { insertApproval } from '../approvals/approval-records.js';
 import type { CardSender } from '../cards/card-types.js';
 import { pushCardOnce } from '../escalation/card-once.js';
 import { publishEvent } from '../events/feed-events.js';
-import { addRepairEvaluation, relayRepairEvaluation } from '../repair/repair-jobs.js';
+import {
+  addRepairEvaluation,
+  type RepairJobsServices,
+  relayRepairEvaluation,
+} from '../repair/repair-jobs.js';
 import {
   type AnomalyFrequency,
   anomalyFrequency,
@@ -20,26 +24,9 @@ import { type AnalyzeIssueJob, issueAnalysisJobId } from './issue-analysis-paylo
 import { trackerComment } from './tracker-comment.js';
 import { postTrackerCommentOnce } from './tracker-comment-once.js';
 
-/** The services this file's functions use. */
-type AnalyzeIssueServices = Pick<
-  Services,
-  | 'analyzer'
-  | 'chat'
-  | 'clock'
-  | 'config'
-  | 'executor'
-  | 'feed'
-  | 'followUps'
-  | 'jobs'
-  | 'leases'
-  | 'log'
-  | 'metrics'
-  | 'oplog'
-  | 'outbox'
-  | 'store'
-  | 'tracker'
-  | 'trackerEvents'
->;
+/** The services this file's functions use: the repair evaluation's, and the tracker's. */
+export type AnalyzeIssueServices = RepairJobsServices &
+  Pick<Services, 'analyzer' | 'tracker' | 'trackerEvents'>;
 
 /**
  * spec, Background analysis order: record anomaly frequency; call the analyzer; create the

@@ -8,7 +8,7 @@ import { acceptAnyBody, parseJsonBody } from '../../http/json-body.js';
 import type { Services } from '../../services.js';
 import { isCanary } from './canary.js';
 import { registerExternalEventRoutes } from './external-event-routes.js';
-import { handleTrackerDelivery } from './tracker-webhook.js';
+import { handleTrackerDelivery, type TrackerDeliveryServices } from './tracker-webhook.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -21,29 +21,7 @@ export async function errtrackerRoutes(
   {
     services,
   }: {
-    services: Pick<
-      Services,
-      | 'analyzer'
-      | 'chat'
-      | 'clock'
-      | 'config'
-      | 'executor'
-      | 'failures'
-      | 'feed'
-      | 'followUps'
-      | 'jobs'
-      | 'leases'
-      | 'log'
-      | 'metrics'
-      | 'once'
-      | 'operatorKeyFailures'
-      | 'oplog'
-      | 'outbox'
-      | 'store'
-      | 'stream'
-      | 'tracker'
-      | 'trackerEvents'
-    >;
+    services: TrackerDeliveryServices & Pick<Services, 'failures' | 'operatorKeyFailures'>;
   },
 ) {
   // spec, step 1: "an unparsable body is treated as an empty object"; so is any non-object,

@@ -3,33 +3,15 @@ import type { Tx } from '../../ports/store.js';
 import type { Services } from '../../services.js';
 import type { CardSender } from '../cards/card-types.js';
 import { jobKind, jobOf, processJobs } from '../outbox/job-kind.js';
-import { analyzeIssue } from './analyze-issue.js';
+import { type AnalyzeIssueServices, analyzeIssue } from './analyze-issue.js';
 import {
   type AnalyzeIssueJob,
   AnalyzeIssuePayload,
   issueAnalysisJobId,
 } from './issue-analysis-payload.js';
 
-/** The services this file's functions use. */
-type IssueAnalysisJobServices = Pick<
-  Services,
-  | 'analyzer'
-  | 'chat'
-  | 'clock'
-  | 'config'
-  | 'executor'
-  | 'feed'
-  | 'followUps'
-  | 'jobs'
-  | 'leases'
-  | 'log'
-  | 'metrics'
-  | 'oplog'
-  | 'outbox'
-  | 'store'
-  | 'tracker'
-  | 'trackerEvents'
->;
+/** The services this file's functions use: its worker runs analyzeIssue. */
+type IssueAnalysisJobServices = AnalyzeIssueServices;
 
 /** spec, step 7: an accepted issue's analysis runs as a durable background job. */
 export const ANALYZE_ISSUE_JOB = jobKind(

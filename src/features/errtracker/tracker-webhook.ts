@@ -1,5 +1,6 @@
 import { errors } from '../../errors.js';
 import type { Services } from '../../services.js';
+import type { AnalyzeIssueServices } from './analyze-issue.js';
 import { canaryEventFields, externalEventFields, isCanary } from './canary.js';
 import { actionOf, buildErrorContext, describeIssue } from './error-context.js';
 import { eventPayload, rawEventPayload, signedEventPayload } from './external-event-records.js';
@@ -26,29 +27,12 @@ const NO_SIDE_EFFECTS = {
   agent_called: false,
 };
 
+/** The services a delivery uses: its analysis job's, the dedup keys and the signals stream. */
+export type TrackerDeliveryServices = AnalyzeIssueServices & Pick<Services, 'once' | 'stream'>;
+
 /** spec, `POST /webhooks/errtracker/error` processing order, steps 2 to 7. */
 export async function handleTrackerDelivery(
-  services: Pick<
-    Services,
-    | 'analyzer'
-    | 'chat'
-    | 'clock'
-    | 'config'
-    | 'executor'
-    | 'feed'
-    | 'followUps'
-    | 'jobs'
-    | 'leases'
-    | 'log'
-    | 'metrics'
-    | 'once'
-    | 'oplog'
-    | 'outbox'
-    | 'store'
-    | 'stream'
-    | 'tracker'
-    | 'trackerEvents'
-  >,
+  services: TrackerDeliveryServices,
   delivery: TrackerDelivery,
 ) {
   const { config, store, clock, once, stream } = services;

@@ -1,4 +1,3 @@
-import type { Services } from '../../services.js';
 import type { DecisionDeps } from '../approvals/decide-approval.js';
 import { approvalsOnResolve, registerExpiredCardsWorker } from '../approvals/expired-approval.js';
 import { createCardSender } from '../cards/card-sender.js';
@@ -9,7 +8,11 @@ import { startIncidentTimeout } from '../incidents/incident-timeout.js';
 import { approvedPlaybookRuns, registerExecutionWorker } from '../repair/approved-playbook-run.js';
 import type { Playbook } from '../repair/playbooks.js';
 import type { RepairDeps } from '../repair/repair-deps.js';
-import { registerRepairWorkers, repairDeps } from '../repair/repair-jobs.js';
+import {
+  type RepairJobsServices,
+  registerRepairWorkers,
+  repairDeps,
+} from '../repair/repair-jobs.js';
 import { registerIncidentWorkers } from './incident-followup.js';
 
 /**
@@ -36,24 +39,7 @@ export interface Escalation {
 }
 
 export function createEscalation(
-  services: Pick<
-    Services,
-    | 'chat'
-    | 'clock'
-    | 'config'
-    | 'executor'
-    | 'failures'
-    | 'feed'
-    | 'jobs'
-    | 'leases'
-    | 'log'
-    | 'metrics'
-    | 'operatorKeyFailures'
-    | 'oplog'
-    | 'followUps'
-    | 'outbox'
-    | 'store'
-  >,
+  services: DecisionDeps['services'] & RepairJobsServices,
   playbooks: readonly Playbook[],
 ): Escalation {
   const cards = createCardSender(services);

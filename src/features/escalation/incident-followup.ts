@@ -8,26 +8,15 @@ import { lookUpIncident } from '../incidents/incident-records.js';
 import type { FollowUpWriter } from '../outbox/follow-up-writer.js';
 import { jobKind, jobOf, processJobs } from '../outbox/job-kind.js';
 import type { RepairDeps } from '../repair/repair-deps.js';
-import { createRepairEvaluator, type EvaluateRepair } from '../repair/repair-jobs.js';
+import {
+  createRepairEvaluator,
+  type EvaluateRepair,
+  type RepairJobsServices,
+} from '../repair/repair-jobs.js';
 import { pushCardOnce } from './card-once.js';
 
-/** The services this file's functions use. */
-type IncidentFollowupServices = Pick<
-  Services,
-  | 'chat'
-  | 'clock'
-  | 'config'
-  | 'executor'
-  | 'feed'
-  | 'jobs'
-  | 'leases'
-  | 'log'
-  | 'metrics'
-  | 'oplog'
-  | 'followUps'
-  | 'outbox'
-  | 'store'
->;
+/** The services this file's functions use: the repair evaluation's, which its job runs. */
+type IncidentFollowupServices = RepairJobsServices;
 
 /**
  * What follows newly opened incidents, as a durable job: the incidents one converge
@@ -83,7 +72,7 @@ export async function addIncidentFollowUps(
  * the relay's next pass. Jobs committed in the same tick are relayed together.
  */
 export function createFollowUpRelay(
-  services: IncidentFollowupServices,
+  services: Pick<Services, 'followUps'>,
 ): (jobId: string) => Promise<void> {
   const followUps = services.followUps;
   const relay = groupCommit<string>((jobIds) =>

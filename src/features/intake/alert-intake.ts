@@ -90,22 +90,7 @@ export interface IntakeCapabilities {
 }
 
 export function createAlertIntake(
-  services: Pick<
-    Services,
-    | 'chat'
-    | 'clock'
-    | 'config'
-    | 'executor'
-    | 'feed'
-    | 'jobs'
-    | 'leases'
-    | 'log'
-    | 'metrics'
-    | 'oplog'
-    | 'followUps'
-    | 'outbox'
-    | 'store'
-  >,
+  services: Pick<Services, 'clock' | 'config' | 'feed' | 'followUps' | 'log' | 'metrics' | 'store'>,
   rules: AlertTypeRule[],
   capabilities: IntakeCapabilities = {},
 ): AlertIntake & { beatWatchdogWith(watchdog: WatchdogBeats): void } {

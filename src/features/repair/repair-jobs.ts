@@ -13,7 +13,7 @@ import { notifyResultInChat } from './repair-chat.js';
 import type { RepairDeps } from './repair-deps.js';
 
 /** The services this file's functions use. */
-type RepairJobsServices = Pick<
+export type RepairJobsServices = Pick<
   Services,
   | 'chat'
   | 'clock'
