@@ -5,7 +5,7 @@ import {
   INCIDENT_FOLLOW_UP_JOB,
   SINGLE_FOLLOW_UP_JOB,
 } from '../../src/features/escalation/incident-followup.js';
-import { addFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
+import { insertOutboxJobs } from '../../src/features/outbox/outbox-records.js';
 import { storeKinds } from '../helpers/backends.js';
 import { backends, buildTestApp, postSigned } from '../helpers/build-app.js';
 import {
@@ -130,9 +130,9 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     await store.db
       .transaction()
       .execute((tx) =>
-        addFollowUpJob(
+        insertOutboxJobs(
           tx,
-          { name: SINGLE_FOLLOW_UP_JOB.name, payload: { incident_id: incidentId }, jobId },
+          [{ name: SINGLE_FOLLOW_UP_JOB.name, payload: { incident_id: incidentId }, jobId }],
           Date.now(),
         ),
       );
@@ -157,7 +157,7 @@ describe.each(backends())("an incident's follow-up on %s", (backend) => {
     await store.db
       .transaction()
       .execute((tx) =>
-        addFollowUpJob(tx, { name: 'test.batch', payload: {}, jobId: 'batch-job' }, Date.now()),
+        insertOutboxJobs(tx, [{ name: 'test.batch', payload: {}, jobId: 'batch-job' }], Date.now()),
       );
     const followed: string[] = [];
     const followOne = async (id: string) => {

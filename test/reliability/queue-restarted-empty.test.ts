@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addFollowUpJob } from '../../src/features/outbox/outbox-relay.js';
+import { insertOutboxJobs } from '../../src/features/outbox/outbox-records.js';
 import { buildTestApp, type TestApp } from '../helpers/build-app.js';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private-services.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -43,7 +43,11 @@ describe('a job queue restarted empty', () => {
     await services.store.db
       .transaction()
       .execute((tx) =>
-        addFollowUpJob(tx, { name: UNHANDLED_JOB, payload: { n: 0 }, jobId: KEPT_ID }, Date.now()),
+        insertOutboxJobs(
+          tx,
+          [{ name: UNHANDLED_JOB, payload: { n: 0 }, jobId: KEPT_ID }],
+          Date.now(),
+        ),
       );
     expect(await services.outbox.relay(KEPT_ID)).toBe(true);
     const killer = new Redis(redis.url);
@@ -70,7 +74,11 @@ describe('a job queue restarted empty', () => {
     await services.store.db
       .transaction()
       .execute((tx) =>
-        addFollowUpJob(tx, { name: UNHANDLED_JOB, payload: { n: 1 }, jobId: JOB_ID }, Date.now()),
+        insertOutboxJobs(
+          tx,
+          [{ name: UNHANDLED_JOB, payload: { n: 1 }, jobId: JOB_ID }],
+          Date.now(),
+        ),
       );
     expect(await services.outbox.relay(JOB_ID)).toBe(true);
     const first = await outboxRow();

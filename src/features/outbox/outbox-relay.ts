@@ -1,12 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Metrics } from '../../observability/metrics.js';
 import { type JobQueue, JobQueueClosedError } from '../../ports/jobs.js';
-import type { Store, Tx } from '../../ports/store.js';
+import type { Store } from '../../ports/store.js';
 import {
   claimOutboxRows,
   deleteCompletedBefore,
   dueOutboxJobIds,
-  insertOutboxJobs,
   markOutboxGivenUp,
   markOutboxRelayed,
   noteOutboxFailure,
@@ -17,7 +16,7 @@ import {
 /**
  * Transactional follow-up. A feature that commits a record and owes it a background job
  * (an incident its card and repair evaluation, an approval its evaluation) writes the job
- * here in the record's own transaction (`addFollowUpJob`), then relays it once committed
+ * here in the record's own transaction (follow-up-writer.ts), then relays it once committed
  * (`Outbox.relay`); the job reports its work done (`Outbox.complete`). When the process dies
  * between commit and relay, or the queue refuses the job, the background relay
  * (`Outbox.startRelay`) hands it over later; when the queue loses it (Redis restarted without
@@ -69,16 +68,6 @@ export interface OutboxDeps {
   jobs: JobQueue;
   log: FastifyBaseLogger;
   metrics: Metrics;
-}
-
-/** Writes `job` in the transaction of the record it follows; relay it after the commit. */
-export function addFollowUpJob(tx: Tx, job: OutboxJob, now: number): Promise<void> {
-  return insertOutboxJobs(tx, [job], now);
-}
-
-/** Writes several jobs in one statement, in the transaction of the records they follow. */
-export function addFollowUpJobs(tx: Tx, jobs: readonly OutboxJob[], now: number): Promise<void> {
-  return insertOutboxJobs(tx, jobs, now);
 }
 
 function payloadOf(text: string): Record<string, unknown> | undefined {
